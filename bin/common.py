@@ -1,0 +1,74 @@
+"""What every entry point shares: quiet TensorFlow, registries, one-line errors."""
+
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # Before TensorFlow is imported.
+
+from absl import app, flags  # noqa: E402
+
+from t2t_lite.errors import UserError  # noqa: E402
+
+flags.DEFINE_string("t2t_usr_dir", None,
+                    "A Python package directory whose __init__.py registers your own "
+                    "problems, hparams sets or models (as in tensor2tensor).")
+
+# Flags several commands take, defined once whichever commands a process imports.
+SHARED_FLAGS = {
+    "problem": (flags.DEFINE_string, None,
+                "Registered problem name, e.g. translate_ende_wmt32k."),
+    "model": (flags.DEFINE_string, "transformer", "Registered model name."),
+    "hparams_set": (flags.DEFINE_string, None,
+                    "Registered hparams set, e.g. transformer_base."),
+    "hparams": (flags.DEFINE_string, "", "Overrides of the set: 'name=value,name=value'."),
+    "data_dir": (flags.DEFINE_string, None,
+                 "Directory of the problem's generated data (written by t2t-datagen)."),
+    "tmp_dir": (flags.DEFINE_string, None, "Directory for raw downloads and extracted text."),
+    "output_dir": (flags.DEFINE_string, None,
+                   "Run directory: checkpoints, hparams.json, summaries."),
+    "checkpoint_path": (flags.DEFINE_string, None,
+                        "A checkpoint to use instead of the run directory's latest."),
+    "decode_hparams": (flags.DEFINE_string, "",
+                       "Decoding overrides, e.g. 'beam_size=4,alpha=0.6'."),
+}
+
+
+def define_shared_flags(*names):
+  """Defines the named `SHARED_FLAGS` that no other imported command has defined yet."""
+  for name in names:
+    if name not in flags.FLAGS:
+      define, default, help_text = SHARED_FLAGS[name]
+      define(name, default, help_text)
+
+
+def load_registries(usr_dir=None):
+  """Registers the built-in problems, hparams sets and models, then the user's."""
+  import t2t_lite.hparams_sets  # noqa: F401
+  import t2t_lite.models  # noqa: F401
+  import t2t_lite.problems  # noqa: F401
+  from t2t_lite.registry import import_usr_dir
+  if usr_dir:
+    import_usr_dir(usr_dir)
+
+
+def run_main(main):
+  """Runs `main(argv)` under absl; a `UserError` prints one line and exits with status 2."""
+  program = os.path.basename(sys.argv[0])
+
+  def guarded(argv):
+    try:
+      load_registries(flags.FLAGS.t2t_usr_dir)
+      return main(argv)
+    except UserError as error:
+      print(f"{program}: error: {error}", file=sys.stderr)
+      return 2
+    except KeyboardInterrupt:
+      print(f"{program}: interrupted", file=sys.stderr)
+      return 130
+
+  app.run(guarded)
+
+
+def not_available_yet(what):
+  """For commands whose work is not built yet: say so in one line."""
+  raise UserError(f"{what} is not available yet in this version of t2t_lite")

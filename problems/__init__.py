@@ -1,0 +1,1 @@
+"""The built-in problems; installed as `t2t_lite.problems`."""

@@ -1,0 +1,37 @@
+"""Installs t2t_lite; the top-level problems/, hparams/ and bin/ folders install under it."""
+
+from setuptools import find_packages, setup
+
+setup(
+    name="t2t_lite",
+    version="0.1.0",
+    description="tensor2tensor's Transformer on TensorFlow 2 and Keras 3",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    python_requires=">=3.10,<3.14",
+    packages=find_packages(include=["t2t_lite", "t2t_lite.*"]) + [
+        "t2t_lite.problems", "t2t_lite.hparams_sets", "t2t_lite.bin"],
+    # Never top-level `problems` or `hparams` modules in site-packages.
+    package_dir={
+        "t2t_lite.problems": "problems",
+        "t2t_lite.hparams_sets": "hparams",
+        "t2t_lite.bin": "bin",
+    },
+    install_requires=[
+        "tensorflow>=2.21,<2.22",
+        "tensorflow-text>=2.21,<2.22",
+        "tensorflow-datasets>=4.9,<5",
+        "sacrebleu>=2.4,<3",
+        "absl-py>=2.1,<3",
+        "sentencepiece>=0.2,<0.3",
+    ],
+    extras_require={"test": ["pytest>=8,<10"]},
+    entry_points={"console_scripts": [
+        "t2t-trainer=t2t_lite.bin.t2t_trainer:run",
+        "t2t-decoder=t2t_lite.bin.t2t_decoder:run",
+        "t2t-datagen=t2t_lite.bin.t2t_datagen:run",
+        "t2t-exporter=t2t_lite.bin.t2t_exporter:run",
+        "t2t-avg-all=t2t_lite.bin.t2t_avg_all:run",
+        "t2t-bleu=t2t_lite.bin.t2t_bleu:run",
+    ]},
+)

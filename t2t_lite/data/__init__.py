@@ -1,0 +1,1 @@
+"""Problems' machinery: vocabularies, TFRecords of ids, the tf.data pipeline."""

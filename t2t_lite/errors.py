@@ -1,0 +1,12 @@
+"""Errors a user can cause: each one prints as a single line, never a traceback."""
+
+
+class UserError(Exception):
+  """A mistake in the user's input; the message says what was wrong and what to do.
+
+  Command-line entry points catch it and print `<program>: error: <message>`.
+  """
+
+  def __init__(self, message):
+    one_line = " ".join(str(message).split())
+    super().__init__(one_line)

@@ -1,0 +1,130 @@
+"""Typed, frozen hyperparameters with tensor2tensor's field names.
+
+A set is a function returning `HParams`, each a `dataclasses.replace()` of
+another (see the top-level `hparams/` folder). Users adjust a set with
+tensor2tensor's override string: `--hparams="hidden_size=256,pre_norm=True"`.
+"""
+
+import dataclasses
+import json
+import typing
+
+from t2t_lite.errors import UserError
+
+# Allowed values of the string fields.
+CHOICES = {
+    "pos": ("timing", "emb"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class HParams:
+  """The Transformer's hyperparameters. Defaults are the paper's base model."""
+
+  # Model shape (paper Table 3 columns N, d_model, d_ff, h, d_k, d_v).
+  num_hidden_layers: int = 6            # N, in the encoder and in the decoder.
+  hidden_size: int = 512                # d_model.
+  filter_size: int = 2048               # d_ff.
+  num_heads: int = 8                    # h.
+  attention_key_channels: int = 0       # h * d_k, summed over heads; 0 = hidden_size.
+  attention_value_channels: int = 0     # h * d_v, summed over heads; 0 = hidden_size.
+  pos: str = "timing"                   # "timing": sinusoids (paper); "emb": learned (Table 3 E).
+  pre_norm: bool = False                # False: post-norm (paper); True: pre-norm + final norm.
+  norm_epsilon: float = 1e-6
+  shared_embedding: bool = True         # One embedding for source and target tokens.
+  shared_embedding_and_softmax_weights: bool = True  # Pre-softmax = embedding^T.
+
+  # Regularisation (paper section 5.4).
+  layer_prepostprocess_dropout: float = 0.1  # P_drop on sublayer outputs and embeddings.
+  attention_dropout: float = 0.0        # On attention weights.
+  relu_dropout: float = 0.0             # Inside the feed-forward network.
+  label_smoothing: float = 0.1          # epsilon_ls.
+
+  # Optimisation (paper section 5.3).
+  learning_rate_constant: float = 1.0   # Paper 1.0; tensor2tensor v3 uses 2.0.
+  learning_rate_warmup_steps: int = 4000
+  optimizer_adam_beta1: float = 0.9
+  optimizer_adam_beta2: float = 0.98    # tensor2tensor v3 uses 0.997.
+  optimizer_adam_epsilon: float = 1e-9
+
+  # Data.
+  batch_size: int = 4096                # Tokens per replica per step (source or target).
+  max_length: int = 256                 # Longest example in tokens; also learned-positions size.
+
+  def __post_init__(self):
+    for name, allowed in CHOICES.items():
+      if getattr(self, name) not in allowed:
+        raise UserError(f"hparams {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
+    for name in ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
+                 "batch_size", "max_length"):
+      if getattr(self, name) <= 0:
+        raise UserError(f"hparams {name}={getattr(self, name)} must be positive")
+    for name in ("attention_key_channels", "attention_value_channels"):
+      channels = getattr(self, name) or self.hidden_size
+      if channels % self.num_heads:
+        raise UserError(f"hparams {name}={channels} must be divisible by num_heads={self.num_heads}")
+    for name in ("layer_prepostprocess_dropout", "attention_dropout", "relu_dropout",
+                 "label_smoothing"):
+      if not 0.0 <= getattr(self, name) < 1.0:
+        raise UserError(f"hparams {name}={getattr(self, name)} must be in [0, 1)")
+
+  @property
+  def key_channels(self):
+    return self.attention_key_channels or self.hidden_size
+
+  @property
+  def value_channels(self):
+    return self.attention_value_channels or self.hidden_size
+
+  def override(self, overrides):
+    """Returns a copy with `"a=1,b=0.2,c=True"` applied, each value parsed with its field's type."""
+    return dataclasses.replace(self, **parse_overrides(overrides))
+
+  def to_json(self):
+    return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
+
+  @classmethod
+  def from_json(cls, text):
+    values = json.loads(text)
+    unknown = sorted(set(values) - set(field_types()))
+    if unknown:
+      raise UserError(f"hparams.json has unknown fields {', '.join(unknown)}; "
+                      f"it was written by another version of t2t_lite")
+    return cls(**values)
+
+
+def field_types():
+  """{field name: its Python type}."""
+  hints = typing.get_type_hints(HParams)
+  return {f.name: hints[f.name] for f in dataclasses.fields(HParams)}
+
+
+def parse_overrides(overrides):
+  """`"a=1,b=0.2,c=True"` -> {"a": 1, "b": 0.2, "c": True}, typed by the HParams fields."""
+  types = field_types()
+  parsed = {}
+  for item in filter(None, (part.strip() for part in (overrides or "").split(","))):
+    key, sep, text = item.partition("=")
+    key, text = key.strip(), text.strip()
+    if not sep or not key:
+      raise UserError(f"--hparams: '{item}' is not of the form name=value")
+    if key not in types:
+      raise UserError(f"--hparams: unknown name '{key}'; valid names: {', '.join(sorted(types))}")
+    parsed[key] = _parse_value(key, text, types[key])
+  return parsed
+
+
+def _parse_value(key, text, kind):
+  if kind is bool:
+    lowered = text.lower()
+    if lowered in ("true", "1", "yes"):
+      return True
+    if lowered in ("false", "0", "no"):
+      return False
+    raise UserError(f"--hparams: {key}={text} is not a bool; use True or False")
+  if kind is str:
+    return text
+  try:
+    return kind(text)
+  except ValueError:
+    raise UserError(f"--hparams: {key}={text} is not a valid {kind.__name__}") from None

@@ -1,0 +1,70 @@
+"""Multi-head scaled dot-product attention (paper section 3.2)."""
+
+import keras
+from keras import ops
+
+
+class MultiHeadAttention(keras.layers.Layer):
+  """Attention with separate total key and value depths (paper Table 3 rows A and B).
+
+  Args:
+    num_heads: h.
+    key_channels: h * d_k (queries and keys).
+    value_channels: h * d_v.
+    output_size: d_model.
+    dropout: dropout rate on the attention weights.
+  """
+
+  def __init__(self, num_heads, key_channels, value_channels, output_size, dropout=0.0,
+               **kwargs):
+    super().__init__(**kwargs)
+    self.num_heads = num_heads
+    self.key_depth = key_channels // num_heads
+    self.value_depth = value_channels // num_heads
+    self.query_dense = keras.layers.EinsumDense(
+        "btd,dhk->bthk", output_shape=(None, num_heads, self.key_depth), name="query")
+    self.key_dense = keras.layers.EinsumDense(
+        "bsd,dhk->bshk", output_shape=(None, num_heads, self.key_depth), name="key")
+    self.value_dense = keras.layers.EinsumDense(
+        "bsd,dhv->bshv", output_shape=(None, num_heads, self.value_depth), name="value")
+    self.output_dense = keras.layers.EinsumDense(
+        "bthv,hvd->btd", output_shape=(None, output_size), name="output")
+    self.dropout = keras.layers.Dropout(dropout)
+
+  def project_memory(self, memory):
+    """[batch, length, d_model] -> keys [batch, length, heads, d_k], values [..., d_v]."""
+    return self.key_dense(memory), self.value_dense(memory)
+
+  def attend(self, query_input, keys, values, bias, training=None):
+    """Attends from `query_input` [batch, queries, d_model] to projected keys and values.
+
+    `bias` broadcasts to [batch, heads, queries, keys]. Returns [batch, queries, d_model].
+    """
+    queries = self.query_dense(query_input) * (self.key_depth ** -0.5)  # [b, t, h, d_k]
+    logits = ops.einsum("bthk,bshk->bhts", queries, keys)                # [b, h, t, s]
+    # Softmax in float32 whatever the compute dtype.
+    weights = ops.softmax(ops.cast(logits, "float32") + bias, axis=-1)
+    weights = self.dropout(ops.cast(weights, self.compute_dtype), training=training)
+    context = ops.einsum("bhts,bshv->bthv", weights, values)             # [b, t, h, d_v]
+    return self.output_dense(context)                                    # [b, t, d_model]
+
+  def call(self, query_input, memory, bias, training=None):
+    """Full attention: queries [batch, t, d_model] over memory [batch, s, d_model]."""
+    keys, values = self.project_memory(memory)
+    return self.attend(query_input, keys, values, bias, training=training)
+
+  def call_with_cache(self, query_input, step, cached_keys, cached_values, bias):
+    """Self-attention of one new position over a fixed-size cache (inference only).
+
+    query_input: [batch, 1, d_model], the input at position `step`.
+    cached_keys: [batch, cache_length, heads, d_k]; cached_values likewise with d_v.
+    Writes this position's key and value at index `step` (static shapes: XLA-ready)
+    and returns (output [batch, 1, d_model], new keys, new values).
+    """
+    new_key, new_value = self.project_memory(query_input)  # [batch, 1, heads, depth]
+    start = (0, step, 0, 0)
+    cached_keys = ops.slice_update(cached_keys, start, ops.cast(new_key, cached_keys.dtype))
+    cached_values = ops.slice_update(cached_values, start,
+                                     ops.cast(new_value, cached_values.dtype))
+    output = self.attend(query_input, cached_keys, cached_values, bias, training=False)
+    return output, cached_keys, cached_values

@@ -1,0 +1,83 @@
+"""The decoder stack (paper section 3.1), teacher-forced or one step at a time."""
+
+import keras
+
+from t2t_lite.layers.encoder import (apply_final_norm, attention_layer, final_norm,
+                                     sublayer_residual)
+from t2t_lite.layers.feed_forward import FeedForward
+
+
+class DecoderLayer(keras.layers.Layer):
+  """Masked self-attention, encoder-decoder attention, feed-forward network."""
+
+  def __init__(self, hparams, **kwargs):
+    super().__init__(**kwargs)
+    self.self_attention = attention_layer(hparams, "self_attention")
+    self.self_attention_residual = sublayer_residual(hparams, "self_attention_residual")
+    self.memory_attention = attention_layer(hparams, "memory_attention")
+    self.memory_attention_residual = sublayer_residual(hparams, "memory_attention_residual")
+    self.feed_forward = FeedForward(hparams.filter_size, hparams.hidden_size,
+                                    hparams.relu_dropout, name="feed_forward")
+    self.feed_forward_residual = sublayer_residual(hparams, "feed_forward_residual")
+    self.built = True
+
+  def call(self, x, memory, self_bias, memory_bias, training=None):
+    """Teacher-forced pass.
+
+    x: [batch, t, d_model]; memory: [batch, s, d_model];
+    self_bias: [1, 1, t, t] (causal); memory_bias: [batch, 1, 1, s]. -> [batch, t, d_model].
+    """
+    y = self.self_attention_residual.preprocess(x)
+    y = self.self_attention(y, y, self_bias, training=training)
+    x = self.self_attention_residual.postprocess(x, y, training=training)
+    keys, values = self.memory_attention.project_memory(memory)
+    return self._attend_memory_and_feed_forward(x, keys, values, memory_bias, training)
+
+  def step(self, x, step, layer_cache, self_bias, memory_bias):
+    """One position at inference: x [batch, 1, d_model] at index `step`.
+
+    layer_cache holds "keys"/"values" [batch, cache_length, heads, depth] of this
+    layer's self-attention and "memory_keys"/"memory_values" [batch, s, heads, depth].
+    Returns ([batch, 1, d_model], the updated layer cache).
+    """
+    y = self.self_attention_residual.preprocess(x)
+    y, keys, values = self.self_attention.call_with_cache(
+        y, step, layer_cache["keys"], layer_cache["values"], self_bias)
+    x = self.self_attention_residual.postprocess(x, y, training=False)
+    x = self._attend_memory_and_feed_forward(
+        x, layer_cache["memory_keys"], layer_cache["memory_values"], memory_bias, False)
+    return x, dict(layer_cache, keys=keys, values=values)
+
+  def _attend_memory_and_feed_forward(self, x, memory_keys, memory_values, memory_bias,
+                                      training):
+    y = self.memory_attention.attend(self.memory_attention_residual.preprocess(x),
+                                     memory_keys, memory_values, memory_bias,
+                                     training=training)
+    x = self.memory_attention_residual.postprocess(x, y, training=training)
+    y = self.feed_forward(self.feed_forward_residual.preprocess(x), training=training)
+    return self.feed_forward_residual.postprocess(x, y, training=training)
+
+
+class Decoder(keras.layers.Layer):
+  """N decoder layers (and a final norm when pre-norm)."""
+
+  def __init__(self, hparams, **kwargs):
+    super().__init__(**kwargs)
+    self.blocks = [DecoderLayer(hparams, name=f"layer_{i}")
+                   for i in range(hparams.num_hidden_layers)]
+    self.final_norm = final_norm(hparams)
+    self.built = True
+
+  def call(self, x, memory, self_bias, memory_bias, training=None):
+    """x [batch, t, d_model] (embedded targets, shifted right) -> [batch, t, d_model]."""
+    for layer in self.blocks:
+      x = layer(x, memory, self_bias, memory_bias, training=training)
+    return apply_final_norm(self.final_norm, x)
+
+  def step(self, x, step, layer_caches, self_bias, memory_bias):
+    """x [batch, 1, d_model] -> ([batch, 1, d_model], updated list of layer caches)."""
+    new_caches = []
+    for layer, layer_cache in zip(self.blocks, layer_caches):
+      x, layer_cache = layer.step(x, step, layer_cache, self_bias, memory_bias)
+      new_caches.append(layer_cache)
+    return apply_final_norm(self.final_norm, x), new_caches

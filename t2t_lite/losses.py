@@ -1,0 +1,52 @@
+"""Label-smoothed cross-entropy over non-padding target tokens (paper section 5.4)."""
+
+import math
+
+import keras
+from keras import ops
+
+from t2t_lite.layers.attention_bias import PAD_ID
+
+
+def smoothed_cross_entropy(targets, logits, label_smoothing):
+  """Per-token loss: targets [batch, t] ids, logits [batch, t, vocab] -> [batch, t].
+
+  The smoothed target puts 1 - epsilon on the true id and epsilon / (vocab - 1)
+  on each other id, as tensor2tensor does. The value is the cross-entropy
+  against that target minus its minimum (the target's own entropy), so a model
+  that predicts the smoothed target exactly scores 0. Padding positions are 0.
+  """
+  vocab_size = ops.shape(logits)[-1]
+  confidence = 1.0 - label_smoothing
+  low_confidence = label_smoothing / (vocab_size - 1)
+  log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)       # [b, t, v]
+  true_log_prob = ops.take_along_axis(log_probs, ops.expand_dims(targets, -1), axis=-1)[..., 0]
+  other_log_probs = ops.sum(log_probs, axis=-1) - true_log_prob          # [b, t]
+  cross_entropy = -(confidence * true_log_prob + low_confidence * other_log_probs)
+  min_cross_entropy = -(_x_log_x(confidence) + (vocab_size - 1) * _x_log_x(low_confidence))
+  not_padding = ops.cast(ops.not_equal(targets, PAD_ID), "float32")
+  return (cross_entropy - min_cross_entropy) * not_padding
+
+
+def _x_log_x(p):
+  return p * math.log(p) if p > 0.0 else 0.0
+
+
+def mean_over_tokens(per_token_loss, targets):
+  """Averages [batch, t] per-token losses over the non-padding tokens of targets."""
+  tokens = ops.sum(ops.cast(ops.not_equal(targets, PAD_ID), "float32"))
+  return ops.sum(per_token_loss) / ops.maximum(tokens, 1.0)
+
+
+class SmoothedCrossEntropy(keras.losses.Loss):
+  """`smoothed_cross_entropy` averaged over non-padding tokens, for `model.compile`."""
+
+  def __init__(self, label_smoothing=0.1, name="smoothed_cross_entropy", **kwargs):
+    super().__init__(name=name, **kwargs)
+    self.label_smoothing = label_smoothing
+
+  def call(self, y_true, y_pred):
+    return mean_over_tokens(smoothed_cross_entropy(y_true, y_pred, self.label_smoothing), y_true)
+
+  def get_config(self):
+    return {**super().get_config(), "label_smoothing": self.label_smoothing}

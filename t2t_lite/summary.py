@@ -1,0 +1,46 @@
+"""Parameter counts of a Transformer, part by part, without any data."""
+
+import numpy as np
+
+
+def build(model):
+  """Creates the model's weights with a two-token forward pass."""
+  dummy = np.ones((1, 2), dtype="int32")
+  model({"inputs": dummy, "targets": dummy}, training=False)
+
+
+def parameter_counts(model):
+  """[(part name, number of parameters)] in model order; the parts sum to the total."""
+  build(model)
+  parts = [(_embedding_part(model, model.target_embedding), model.target_embedding)]
+  if model.input_embedding is not model.target_embedding:
+    parts.append(("input_embedding", model.input_embedding))
+  parts += [("input_positions", model.input_positions),
+            ("target_positions", model.target_positions)]
+  for stack in (model.encoder, model.decoder):
+    parts += [(f"{stack.name}/{layer.name}", layer) for layer in stack.blocks]
+    if stack.final_norm is not None:
+      parts.append((f"{stack.name}/final_norm", stack.final_norm))
+  if model.softmax is not None:
+    parts.append(("softmax", model.softmax))
+  return [(name, layer.count_params()) for name, layer in parts if layer.weights]
+
+
+def _embedding_part(model, embedding):
+  shared = ["targets"]
+  if model.input_embedding is embedding:
+    shared.insert(0, "inputs")
+  if model.softmax is None:
+    shared.append("softmax")
+  return f"{embedding.name} (shared: {', '.join(shared)})" if len(shared) > 1 else embedding.name
+
+
+def format_summary(model):
+  """The text `t2t-trainer --summary` prints; the last line is `total_params=N`."""
+  counts = parameter_counts(model)
+  width = max(len(name) for name, _ in counts)
+  lines = [f"{name:<{width}}  {count:>13,}" for name, count in counts]
+  total = sum(count for _, count in counts)
+  assert total == model.count_params(), "every weight belongs to exactly one part"
+  lines.append(f"total_params={total}")
+  return "\n".join(lines)
