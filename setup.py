@@ -25,7 +25,7 @@ setup(
         "absl-py>=2.1,<3",
         "sentencepiece>=0.2,<0.3",
     ],
-    extras_require={"test": ["pytest>=8,<10"]},
+    extras_require={"test": ["pytest>=8,<10", "jax[cpu]>=0.4.34"]},
     entry_points={"console_scripts": [
         "t2t-trainer=t2t_lite.bin.t2t_trainer:run",
         "t2t-decoder=t2t_lite.bin.t2t_decoder:run",

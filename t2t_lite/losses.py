@@ -16,6 +16,7 @@ def smoothed_cross_entropy(targets, logits, label_smoothing):
   against that target minus its minimum (the target's own entropy), so a model
   that predicts the smoothed target exactly scores 0. Padding positions are 0.
   """
+  targets = ops.cast(targets, "int32")  # Keras may hand labels over as floats.
   vocab_size = ops.shape(logits)[-1]
   confidence = 1.0 - label_smoothing
   low_confidence = label_smoothing / (vocab_size - 1)
@@ -34,7 +35,7 @@ def _x_log_x(p):
 
 def mean_over_tokens(per_token_loss, targets):
   """Averages [batch, t] per-token losses over the non-padding tokens of targets."""
-  tokens = ops.sum(ops.cast(ops.not_equal(targets, PAD_ID), "float32"))
+  tokens = ops.sum(ops.cast(ops.not_equal(ops.cast(targets, "int32"), PAD_ID), "float32"))
   return ops.sum(per_token_loss) / ops.maximum(tokens, 1.0)
 
 

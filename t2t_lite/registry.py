@@ -22,10 +22,8 @@ from t2t_lite.errors import UserError
 
 def snake_case(name):
   """`TranslateEndeWmt32k` -> `translate_ende_wmt32k` (tensor2tensor's rule)."""
-  name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
-  name = re.sub(r"([a-z])([A-Z])", r"\1_\2", name)
-  name = re.sub(r"([a-z])([0-9])", r"\1_\2", name)
-  return name.lower()
+  name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+  return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
 
 
 class Registry:

@@ -1,0 +1,91 @@
+"""The command-line entry points as a user runs them."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+BIN = os.path.dirname(sys.executable)
+
+
+def run(tool, *args, cwd=None):
+  result = subprocess.run([os.path.join(BIN, tool), *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+  return result.returncode, result.stdout, result.stderr
+
+
+def error_line(stderr):
+  """The tool's own error line: the last line of stderr."""
+  return stderr.strip().splitlines()[-1]
+
+
+def test_summary_of_the_papers_base_model():
+  code, out, _ = run("t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=37000",
+                     "--summary")
+  assert code == 0
+  lines = out.strip().splitlines()
+  assert lines[-1] == "total_params=63045632"
+  assert lines[0].startswith("target_embedding (shared: inputs, targets, softmax)")
+  assert "18,944,000" in lines[0]
+  assert sum(line.startswith("encoder/layer_") for line in lines) == 6
+
+
+def test_summary_with_overrides():
+  code, out, _ = run("t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=37000",
+                     "--hparams=num_hidden_layers=2,pos=emb", "--summary")
+  assert code == 0
+  assert "input_positions" in out
+  assert out.strip().splitlines()[-1] == f"total_params={33644544 + 2 * 256 * 512}"
+
+
+def test_registry_help_lists_everything_registered():
+  code, out, _ = run("t2t-trainer", "--registry_help")
+  assert code == 0
+  for name in ("transformer_base", "transformer_big", "transformer_parsing",
+               "transformer_base_v3", "transformer_tiny", "transformer"):
+    assert name in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--hparams_set=transformer_bas", "--vocab_size=10", "--summary"],
+     "t2t-trainer: error: unknown hparams set 'transformer_bas'; closest: transformer_base"),
+    (["--hparams_set=transformer_base", "--hparams=hiden_size=3", "--vocab_size=10",
+      "--summary"],
+     "t2t-trainer: error: --hparams: unknown name 'hiden_size'; valid names:"),
+    (["--hparams_set=transformer_base", "--summary"],
+     "t2t-trainer: error: --summary needs --vocab_size=N or --problem with --data_dir"),
+    (["--hparams_set=transformer_base", "--vocab_size=10", "--summary", "--t2t_usr_dir=/nope"],
+     "t2t-trainer: error: --t2t_usr_dir /nope: no such directory"),
+])
+def test_user_errors_are_one_line(args, message):
+  code, _, err = run("t2t-trainer", *args)
+  assert code == 2
+  assert error_line(err).startswith(message)
+  assert "Traceback" not in err
+
+
+def test_usr_dir_adds_an_hparams_set(tmp_path):
+  package = tmp_path / "my_sets"
+  package.mkdir()
+  (package / "__init__.py").write_text(
+      "from dataclasses import replace\n"
+      "from t2t_lite.registry import HPARAMS\n"
+      "from t2t_lite.hparams_sets.transformer import transformer_tiny\n"
+      "@HPARAMS.register\n"
+      "def my_tiny_one_layer():\n"
+      "  return replace(transformer_tiny(), num_hidden_layers=1)\n")
+  code, out, _ = run("t2t-trainer", f"--t2t_usr_dir={package}", "--registry_help")
+  assert code == 0 and "my_tiny_one_layer" in out
+  code, out, _ = run("t2t-trainer", f"--t2t_usr_dir={package}", "--vocab_size=100",
+                     "--hparams_set=my_tiny_one_layer", "--summary")
+  assert code == 0 and "encoder/layer_1" not in out and "encoder/layer_0" in out
+
+
+@pytest.mark.parametrize("tool", ["t2t-trainer", "t2t-decoder", "t2t-datagen", "t2t-exporter",
+                                  "t2t-avg-all", "t2t-bleu"])
+def test_every_command_exists_and_parses_flags(tool):
+  _, out, _ = run(tool, "--helpfull")  # absl prints the help and exits with status 1.
+  assert "--t2t_usr_dir" in out and f"t2t_lite.bin.{tool.replace('-', '_')}:" in out
+  code, _, err = run(tool, "--no_such_flag=1")
+  assert code != 0 and "no_such_flag" in err

@@ -1,0 +1,79 @@
+"""Label-smoothed loss against hand-computed values; the learning-rate formula."""
+
+import math
+
+import numpy as np
+import pytest
+
+from t2t_lite.hparams import HParams
+from t2t_lite.losses import SmoothedCrossEntropy, mean_over_tokens, smoothed_cross_entropy
+from t2t_lite.optimization import RsqrtDecay, build_optimizer, learning_rate_schedule
+
+
+def test_smoothed_cross_entropy_by_hand():
+  logits = np.array([[[2.0, 0.5, 1.0, -1.0], [0.0, 0.0, 3.0, 0.0], [1.0, 1.0, 1.0, 1.0]]],
+                    dtype="float32")  # [batch=1, t=3, vocab=4]
+  targets = np.array([[2, 3, 0]], dtype="int32")  # The last position is padding.
+  smoothing = 0.1
+  per_token = np.asarray(smoothed_cross_entropy(targets, logits, smoothing))
+
+  def by_hand(row, target):
+    log_probs = row - math.log(sum(math.exp(v) for v in row))
+    q = [smoothing / 3] * 4
+    q[target] = 1 - smoothing
+    cross_entropy = -sum(qi * lp for qi, lp in zip(q, log_probs))
+    entropy = -sum(qi * math.log(qi) for qi in q)
+    return cross_entropy - entropy
+
+  expected = [by_hand(logits[0, 0], 2), by_hand(logits[0, 1], 3), 0.0]
+  np.testing.assert_allclose(per_token[0], expected, rtol=1e-5, atol=1e-6)
+  mean = float(mean_over_tokens(per_token, targets))
+  assert mean == pytest.approx((expected[0] + expected[1]) / 2, rel=1e-5)
+  assert float(SmoothedCrossEntropy(smoothing)(targets, logits)) == pytest.approx(mean, rel=1e-5)
+
+
+def test_without_smoothing_it_is_the_negative_log_likelihood():
+  logits = np.array([[[2.0, 0.5, 1.0]]], dtype="float32")
+  targets = np.array([[1]], dtype="int32")
+  nll = -(0.5 - math.log(math.exp(2.0) + math.exp(0.5) + math.exp(1.0)))
+  assert float(smoothed_cross_entropy(targets, logits, 0.0)[0, 0]) == pytest.approx(nll, rel=1e-6)
+
+
+def test_a_perfect_prediction_of_the_smoothed_target_scores_zero():
+  smoothing, vocab = 0.1, 5
+  q = np.full(vocab, smoothing / (vocab - 1))
+  q[3] = 1 - smoothing
+  logits = np.log(q).astype("float32")[None, None]
+  assert float(smoothed_cross_entropy(np.array([[3]]), logits, smoothing)[0, 0]) == \
+      pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("step", [1, 100, 3999, 4000, 4001, 10000, 100000])
+def test_papers_learning_rate_formula(step):
+  # lrate = d_model^-0.5 * min(step_num^-0.5, step_num * warmup_steps^-1.5)
+  expected = 512 ** -0.5 * min(step ** -0.5, step * 4000 ** -1.5)
+  schedule = learning_rate_schedule(HParams())
+  # Keras passes the 0-based iteration count; the paper counts steps from 1.
+  assert float(schedule(step - 1)) == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("step", [1, 5000, 8000, 50000])
+def test_tensor2tensor_v3_schedule(step):
+  # constant * linear_warmup * rsqrt_decay * rsqrt_hidden_size, constant 2, warmup 8000.
+  expected = 2.0 * min(1.0, step / 8000) * max(step, 8000) ** -0.5 * 512 ** -0.5
+  schedule = RsqrtDecay(hidden_size=512, warmup_steps=8000, constant=2.0)
+  assert float(schedule(step - 1)) == pytest.approx(expected, rel=1e-5)
+
+
+def test_peak_learning_rate_is_at_the_end_of_warmup():
+  schedule = learning_rate_schedule(HParams())
+  rates = [float(schedule(step)) for step in (3000, 3999, 5000)]
+  assert rates[1] > rates[0] and rates[1] > rates[2]
+
+
+def test_adam_has_the_papers_betas_and_epsilon():
+  optimizer = build_optimizer(HParams())
+  assert (optimizer.beta_1, optimizer.beta_2, optimizer.epsilon) == (0.9, 0.98, 1e-9)
+  assert isinstance(optimizer._learning_rate, RsqrtDecay)
+  # At iteration 0 the optimizer uses the schedule's first step.
+  assert float(optimizer.learning_rate) == pytest.approx(512 ** -0.5 * 4000 ** -1.5, rel=1e-5)

@@ -1,0 +1,86 @@
+"""Registry: decorator registration, aliases, duplicates, one-line unknown-name errors."""
+
+import pytest
+
+from t2t_lite.errors import UserError
+from t2t_lite.registry import Registry, import_usr_dir, snake_case
+
+
+def test_snake_case_follows_tensor2tensor():
+  assert snake_case("TranslateEndeWmt32k") == "translate_ende_wmt32k"
+  assert snake_case("ParsingEnglishPtb16k") == "parsing_english_ptb16k"
+
+
+def test_register_bare_and_with_aliases():
+  registry = Registry("problem")
+
+  @registry.register
+  def first():
+    return 1
+
+  @registry.register(aliases=("short",))
+  class SecondProblem:
+    pass
+
+  assert registry["first"] is first
+  assert registry["second_problem"] is SecondProblem
+  assert registry["short"] is SecondProblem
+  assert registry.canonical_name("short") == "second_problem"
+  assert registry.names() == ["first", "second_problem"]
+  assert registry.help_lines() == ["first", "second_problem (aliases: short)"]
+
+
+def test_duplicate_name_is_an_error():
+  registry = Registry("hparams set")
+  registry.register(lambda: 1, name="base")
+  with pytest.raises(UserError, match="'base' is already registered"):
+    registry.register(lambda: 2, name="base")
+  with pytest.raises(UserError, match="already registered"):
+    registry.register(lambda: 3, name="other", aliases=("base",))
+
+
+def test_unknown_name_lists_closest_in_one_line():
+  registry = Registry("hparams set")
+  for name in ("transformer_base", "transformer_big", "lstm_attention"):
+    registry.register(lambda: None, name=name)
+  with pytest.raises(UserError) as error:
+    registry["transformer_bas"]
+  message = str(error.value)
+  assert "\n" not in message
+  assert "unknown hparams set 'transformer_bas'" in message
+  assert "transformer_base" in message and "lstm_attention" not in message
+
+
+def test_unknown_name_with_nothing_close_lists_all():
+  registry = Registry("model")
+  registry.register(lambda: None, name="transformer")
+  with pytest.raises(UserError, match="known: transformer"):
+    registry["zzz"]
+
+
+def test_usr_dir_registers_the_users_sets(tmp_path):
+  package = tmp_path / "my_usr_dir"
+  package.mkdir()
+  (package / "__init__.py").write_text(
+      "from dataclasses import replace\n"
+      "from t2t_lite.registry import HPARAMS\n"
+      "from t2t_lite.hparams import HParams\n"
+      "@HPARAMS.register\n"
+      "def my_usr_dir_small():\n"
+      "  return replace(HParams(), hidden_size=64)\n")
+  import_usr_dir(str(package))
+  from t2t_lite.registry import HPARAMS
+  assert HPARAMS["my_usr_dir_small"]().hidden_size == 64
+
+
+def test_usr_dir_errors_are_one_line(tmp_path):
+  with pytest.raises(UserError, match="no such directory"):
+    import_usr_dir(str(tmp_path / "missing"))
+  (tmp_path / "not_a_package").mkdir()
+  with pytest.raises(UserError, match="add an __init__.py"):
+    import_usr_dir(str(tmp_path / "not_a_package"))
+  broken = tmp_path / "broken_usr_dir"
+  broken.mkdir()
+  (broken / "__init__.py").write_text("raise RuntimeError('boom')\n")
+  with pytest.raises(UserError, match="importing it failed: RuntimeError: boom"):
+    import_usr_dir(str(broken))
