@@ -24,6 +24,7 @@ setup(
         "sacrebleu>=2.4,<3",
         "absl-py>=2.1,<3",
         "sentencepiece>=0.2,<0.3",
+        "tensorboard>=2.20,<3",  # tf.summary; TensorFlow no longer brings it.
     ],
     extras_require={"test": ["pytest>=8,<10", "jax[cpu]>=0.4.34"]},
     entry_points={"console_scripts": [

@@ -69,6 +69,12 @@ def run_main(main):
   app.run(guarded)
 
 
+def flags_used():
+  """{name: value} of the flags set on the command line (recorded in the run directory)."""
+  return {name: flags.FLAGS[name].value for name in flags.FLAGS
+          if flags.FLAGS[name].present}
+
+
 def not_available_yet(what):
   """For commands whose work is not built yet: say so in one line."""
   raise UserError(f"{what} is not available yet in this version of t2t_lite")

@@ -1,4 +1,18 @@
-"""t2t-trainer: trains a model on a problem; also `--summary` and `--registry_help`."""
+"""t2t-trainer: trains a model on a problem; also `--summary` and `--registry_help`.
+
+    t2t-trainer --problem=translate_ende_wmt32k --hparams_set=transformer_big \
+        --data_dir=DATA --output_dir=RUN [--hparams='batch_size=4096'] ...
+
+Running the same command again resumes from the latest checkpoint in --output_dir.
+
+Batch size and replicas: `batch_size` (an hparam) is tokens per replica (per GPU)
+per micro-batch. One step is one update over every replica and every
+--gradient_accumulation_steps micro-batch, so the global batch is
+batch_size x replicas x gradient_accumulation_steps tokens, and the
+learning-rate schedule is a function of the step alone. The paper's ~25,000
+tokens per step: 8 GPUs x batch_size=3125, or 1 GPU x batch_size=3125 x
+--gradient_accumulation_steps=8 (same updates, 8x the time).
+"""
 
 from absl import flags
 
@@ -7,7 +21,30 @@ from t2t_lite.bin import common
 FLAGS = flags.FLAGS
 common.define_shared_flags("problem", "model", "hparams_set", "hparams", "data_dir",
                            "output_dir")
-flags.DEFINE_integer("train_steps", 250000, "Number of training steps.")
+flags.DEFINE_integer("train_steps", 250000, "Total optimizer updates (paper: 100k base, "
+                     "300k big); a resumed run continues up to this step.")
+flags.DEFINE_enum("schedule", "train_and_evaluate", ["train", "train_and_evaluate", "evaluate"],
+                  "What to run.")
+flags.DEFINE_integer("eval_steps", 100, "Dev batches per replica per evaluation; 0 = all.")
+flags.DEFINE_integer("local_eval_frequency", 1000, "Steps between evaluations.")
+flags.DEFINE_integer("keep_checkpoint_max", 20, "Checkpoints kept (paper averages the last "
+                     "5 for base, 20 for big).")
+flags.DEFINE_integer("save_checkpoints_steps", 1000, "Save every N steps (0: off).")
+flags.DEFINE_integer("save_checkpoints_secs", 600, "Save every M seconds (0: off); the paper "
+                     "saved every 10 minutes.")
+flags.DEFINE_integer("worker_gpu", 0, "Local GPUs to use (MirroredStrategy); 0 = all. With "
+                     "TF_CONFIG naming several workers, MultiWorkerMirroredStrategy is used.")
+flags.DEFINE_bool("xla", None, "Compile the per-replica step with XLA; default: on for GPUs, "
+                  "off on CPU.")
+flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Compute in this dtype "
+                  "(softmax, layer norm and the loss stay float32; float16 uses dynamic loss "
+                  "scaling). Default float32.")
+flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per replica summed "
+                     "into one update.")
+flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout and the input order "
+                     "(which becomes deterministic).")
+flags.DEFINE_string("warm_start_from", None, "Checkpoint (or run directory) whose model "
+                    "weights start a new run.")
 flags.DEFINE_bool("registry_help", False, "List the registered problems, hparams sets and "
                   "models, then exit.")
 flags.DEFINE_bool("summary", False, "Build the model, print each part's parameter count "
@@ -29,7 +66,30 @@ def main(argv):
     model = registry.MODELS[FLAGS.model](hparams, input_vocab_size, target_vocab_size)
     print(format_summary(model))
     return 0
-  common.not_available_yet("training")
+  return _train(hparams)
+
+
+def _train(hparams):
+  from t2t_lite.errors import UserError
+  from t2t_lite.registry import PROBLEMS
+  from t2t_lite.training.trainer import TrainConfig, train
+  for flag in ("problem", "data_dir", "output_dir"):
+    if not FLAGS[flag].value:
+      raise UserError(f"--{flag} is required to train (see t2t-trainer --helpfull)")
+  problem = PROBLEMS[FLAGS.problem]()
+  config = TrainConfig(
+      output_dir=FLAGS.output_dir, train_steps=FLAGS.train_steps, model=FLAGS.model,
+      schedule=FLAGS.schedule, eval_steps=FLAGS.eval_steps,
+      local_eval_frequency=FLAGS.local_eval_frequency,
+      keep_checkpoint_max=FLAGS.keep_checkpoint_max,
+      save_checkpoints_steps=FLAGS.save_checkpoints_steps,
+      save_checkpoints_secs=FLAGS.save_checkpoints_secs, worker_gpu=FLAGS.worker_gpu,
+      xla=FLAGS.xla, mixed_precision=FLAGS.mixed_precision,
+      gradient_accumulation_steps=FLAGS.gradient_accumulation_steps,
+      random_seed=FLAGS.random_seed, warm_start_from=FLAGS.warm_start_from,
+      flags=common.flags_used())
+  train(problem, hparams, config, FLAGS.data_dir)
+  return 0
 
 
 def _hparams():

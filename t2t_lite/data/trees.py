@@ -1,0 +1,257 @@
+"""Penn Treebank constituency trees: read, normalise, and linearise for seq2seq parsing.
+
+    trees = read_mrg_file("wsj_0001.mrg")          # [Tree], each `( (S ...) )` as written
+    tree = normalize(trees[0])                       # (S (NP (NNP Pierre) ...) ...)
+    words, tokens = linearize(tree)                  # ["Pierre", ...], ["(S", "(NP", "XX", ...]
+    back = delinearize(words, tokens)                # the same brackets, every POS tag `XX`
+    back.to_string()                                 # "(S (NP (XX Pierre) ...) ...)", EVALB's input
+    delinearize(words, tokens, tags=tree.tags())     # with the gold tags, to score against gold
+
+A `Tree` is a label and a list of children. A preterminal's only child is its
+word (a `str`); every other child is a `Tree`:
+
+    Tree("NP", [Tree("DT", ["The"]), Tree("NN", ["cat"])])   # (NP (DT The) (NN cat))
+"""
+
+import re
+
+from t2t_lite.errors import UserError
+
+# The preterminal placeholder of "Grammar as a Foreign Language": EVALB scores
+# brackets, not POS tags, so the model need not predict them.
+PLACEHOLDER_TAG = "XX"
+
+# The label delinearize gives a root when the model produced none, or several
+# top-level constituents: S is by far the most frequent root in the WSJ
+# (about 90% of trees), so the guess usually earns its bracket.
+DEFAULT_ROOT_LABEL = "S"
+
+# Labels of the wrapper around each .mrg tree (empty in the PTB; TOP or ROOT
+# in other dumps); normalize removes it.
+ROOT_WRAPPER_LABELS = ("", "TOP", "ROOT")
+
+TRACE_TAG = "-NONE-"
+
+_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+class Tree:
+  """A constituent: `label` (str) and `children`, a list of `Tree`, or `[word]` if preterminal."""
+
+  __slots__ = ("label", "children")
+
+  def __init__(self, label, children=None):
+    self.label = label
+    self.children = list(children) if children is not None else []
+
+  def is_preterminal(self):
+    return len(self.children) == 1 and isinstance(self.children[0], str)
+
+  def preterminals(self):
+    """The preterminals (POS tag + word) left to right."""
+    if self.is_preterminal():
+      return [self]
+    return [leaf for child in self.children for leaf in child.preterminals()]
+
+  def words(self):
+    return [leaf.children[0] for leaf in self.preterminals()]
+
+  def tags(self):
+    return [leaf.label for leaf in self.preterminals()]
+
+  def to_string(self):
+    """One line, e.g. `(S (NP (DT The) (NN cat)) (VP (VBD sat)))`; what EVALB reads."""
+    if self.is_preterminal():
+      return f"({self.label} {self.children[0]})"
+    inside = " ".join(child.to_string() for child in self.children)
+    return f"({self.label} {inside})" if inside else f"({self.label})"
+
+  def __eq__(self, other):
+    return (isinstance(other, Tree) and self.label == other.label
+            and self.children == other.children)
+
+  def __repr__(self):
+    return f"Tree({self.to_string()!r})"
+
+
+def parse_trees(text, source="<string>"):
+  """Every bracketed tree in `text` (a whole .mrg file, or one line), in order.
+
+  Each top-level `( ... )` is one tree; `( (S ...) )` gives a root with label "".
+  Raises UserError, one line naming `source` and the 1-based tree number, when
+  the brackets do not balance, a word stands outside any bracket, or a bracket
+  holds a word beside anything else.
+  """
+  trees = []
+  stack = []  # The open constituents, outermost first.
+  tokens = _TOKEN.findall(text)
+  position = 0
+
+  def fail(what):
+    if stack:
+      where = f"tree {len(trees) + 1}"
+    else:
+      where = f"after tree {len(trees)}" if trees else "before tree 1"
+    raise UserError(f"{source}: {where}: {what}; fix the bracketing there")
+
+  while position < len(tokens):
+    token = tokens[position]
+    if token == "(":
+      label = ""
+      if position + 1 < len(tokens) and tokens[position + 1] not in ("(", ")"):
+        label = tokens[position + 1]
+        position += 1
+      if stack and stack[-1].is_preterminal():
+        fail(f"({stack[-1].label} holds the word '{stack[-1].children[0]}' and a bracket")
+      node = Tree(label)
+      if stack:
+        stack[-1].children.append(node)
+      stack.append(node)
+    elif token == ")":
+      if not stack:
+        fail("unbalanced parentheses: a ')' that closes nothing")
+      node = stack.pop()
+      if not stack:
+        trees.append(node)
+    else:
+      if not stack:
+        fail(f"the word '{token}' stands outside any bracket")
+      parent = stack[-1]
+      if parent.children:
+        fail(f"({parent.label} holds '{token}' beside other children; "
+             "a word must be alone under its POS tag")
+      parent.children.append(token)
+    position += 1
+  if stack:
+    fail(f"unbalanced parentheses: {len(stack)} '(' left open at the end")
+  return trees
+
+
+def read_mrg_file(path):
+  """The trees of one Penn Treebank .mrg file; one-line UserError if missing or malformed."""
+  try:
+    with open(path, encoding="utf-8") as handle:
+      text = handle.read()
+  except OSError as error:
+    raise UserError(f"cannot read treebank file {path}: {error.strerror}") from None
+  except UnicodeDecodeError:
+    raise UserError(f"treebank file {path} is not UTF-8 text") from None
+  return parse_trees(text, source=path)
+
+
+def strip_function_tags(label):
+  """`NP-SBJ-1` -> `NP`, `PP-LOC=2` -> `PP`, `NP=3` -> `NP`; `-LRB-`, `-NONE-` stay whole."""
+  if label.startswith("-"):
+    return label
+  return re.split(r"[-=]", label, maxsplit=1)[0]
+
+
+def normalize(tree):
+  """A new tree in the form the parsing task predicts and scores; `tree` is left as is.
+
+  1. The root wrapper (label "", TOP or ROOT, one child) is removed.
+  2. Traces (preterminals tagged `-NONE-`) are removed, then every constituent
+     they leave empty, recursively: (SBAR (-NONE- 0) (S (-NONE- *T*-1))) vanishes.
+  3. Function tags and indices are cut from every label: `NP-SBJ-1` -> `NP`,
+     `PP-LOC=2` -> `PP`. Labels starting with "-" (`-LRB-`, `-RRB-`) stay whole.
+  POS tags and words are kept. A tree that is nothing but traces becomes a
+  root with no children.
+  """
+  while (tree.label in ROOT_WRAPPER_LABELS and len(tree.children) == 1
+         and isinstance(tree.children[0], Tree)):
+    tree = tree.children[0]
+  return _without_traces(tree) or Tree(strip_function_tags(tree.label))
+
+
+def _without_traces(tree):
+  """`tree` without traces, emptied constituents and function tags; None if nothing is left."""
+  if tree.is_preterminal():
+    return None if tree.label == TRACE_TAG else Tree(strip_function_tags(tree.label), tree.children)
+  children = [kept for kept in (_without_traces(child) for child in tree.children) if kept]
+  return Tree(strip_function_tags(tree.label), children) if children else None
+
+
+def linearize(tree):
+  """(words, tokens): a normalised tree as the target sequence of Vinyals et al. (2015).
+
+  Each constituent becomes `(LABEL ... )LABEL` and each preterminal `XX`:
+  (S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .)) ->
+      words  ["The", "cat", "sat", "."]
+      tokens ["(S", "(NP", "XX", "XX", ")NP", "(VP", "XX", ")VP", "XX", ")S"]
+  """
+  words, tokens = [], []
+
+  def walk(node):
+    if node.is_preterminal():
+      words.append(node.children[0])
+      tokens.append(PLACEHOLDER_TAG)
+      return
+    if not node.label:
+      raise ValueError("linearize needs a normalised tree (a constituent has no label)")
+    tokens.append("(" + node.label)
+    for child in node.children:
+      walk(child)
+    tokens.append(")" + node.label)
+
+  walk(tree)
+  return words, tokens
+
+
+def delinearize(words, tokens, tags=None):
+  """The tree that `tokens` (a model's output, maybe malformed) describes over `words`.
+
+  Words go back in order, one per `XX`, under the tag `XX` (or `tags[i]` for
+  the i-th word when `tags` is given). Malformed output is repaired so that the
+  result always holds every word exactly once:
+    - a closer with nothing open is dropped; any closer closes the innermost
+      open constituent, whatever its label;
+    - constituents still open at the end are closed there;
+    - constituents with no words are dropped;
+    - an `XX` beyond the last word is dropped; words left over when the tokens
+      end are appended to the root as preterminals;
+    - tokens that are none of `(LABEL`, `)LABEL`, `XX` are ignored;
+    - without exactly one top-level constituent (none, several, or a bare
+      `XX`), everything is wrapped in a root labelled `S` (DEFAULT_ROOT_LABEL).
+
+  Pass `tags` (e.g. the gold POS tags) before scoring against a gold tree with
+  EVALB: it deletes punctuation by its tag (COLLINS.prm: , : `` '' .), so a
+  punctuation word tagged `XX` makes the sentence a "Length unmatch" error.
+  """
+  if tags is not None and len(tags) != len(words):
+    raise ValueError(f"delinearize got {len(tags)} tags for {len(words)} words")
+  next_word = 0
+
+  def leaf():
+    nonlocal next_word
+    tag = PLACEHOLDER_TAG if tags is None else tags[next_word]
+    node = Tree(tag, [words[next_word]])
+    next_word += 1
+    return node
+
+  top = []     # Finished top-level constituents and preterminals.
+  stack = []   # Open constituents, outermost first.
+
+  def close():
+    node = stack.pop()
+    if node.children:
+      (stack[-1].children if stack else top).append(node)
+
+  for token in tokens:
+    if token == PLACEHOLDER_TAG:
+      if next_word < len(words):
+        (stack[-1].children if stack else top).append(leaf())
+    elif token.startswith("(") and len(token) > 1:
+      stack.append(Tree(token[1:]))
+    elif token.startswith(")") and len(token) > 1:
+      if stack:
+        close()
+  while stack:
+    close()
+
+  if len(top) == 1 and not top[0].is_preterminal():
+    root = top[0]
+  else:
+    root = Tree(DEFAULT_ROOT_LABEL, top)
+  while next_word < len(words):
+    root.children.append(leaf())
+  return root

@@ -1,0 +1,1 @@
+"""Evaluation metrics computed outside the model: EVALB bracket scoring for parsing."""

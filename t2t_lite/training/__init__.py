@@ -1,0 +1,1 @@
+"""Training: distribution strategy, the train step, checkpoints, the loop."""

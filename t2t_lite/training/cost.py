@@ -1,0 +1,76 @@
+"""Training cost like the paper's Table 2: FLOPs spent, FLOP/s achieved, MFU.
+
+Model FLOPs count the multiply-adds (2 FLOPs each) of the matrix products that
+real (non-padding) tokens go through, forward and backward (x3), plus attention's
+score and weighted-sum products over the attended span. Padding, layer norms,
+softmax and the optimizer are not counted: this is model-FLOPs utilisation.
+"""
+
+import time
+
+import numpy as np
+
+# Dense peak FLOP/s of common accelerators in bfloat16/float16 (no sparsity).
+GPU_PEAK_FLOPS = {
+    "H200": 989e12, "H100": 989e12, "A100": 312e12, "L4": 121e12, "A10": 125e12,
+    "V100": 125e12, "T4": 65e12,
+}
+
+
+def training_flops(hparams, target_vocab_size, input_tokens, target_tokens,
+                   mean_input_length, mean_target_length):
+  """Model FLOPs of one training pass (forward + backward) over the given tokens."""
+  d, f, n = hparams.hidden_size, hparams.filter_size, hparams.num_hidden_layers
+  keys, values = hparams.key_channels, hparams.value_channels
+  projections = d * keys * 2 + d * values * 2      # Q, K, V, O of one attention.
+  feed_forward = 2 * d * f
+  per_input_token = n * (projections + feed_forward + d * keys + d * values)  # + memory K, V
+  per_target_token = n * (projections + d * keys + d * values + feed_forward) + d * target_vocab_size
+  attention_per_input = n * (keys + values) * mean_input_length
+  attention_per_target = n * (keys + values) * (mean_target_length / 2 + mean_input_length)
+  forward = 2 * (input_tokens * (per_input_token + attention_per_input) +
+                 target_tokens * (per_target_token + attention_per_target))
+  return 3 * forward
+
+
+def device_peak_flops(strategy_devices, dtype):
+  """(peak FLOP/s, description) of the devices a run uses.
+
+  GPUs: the table above (bfloat16/float16 peaks; float32 without TF32 is far lower).
+  CPU: measured now with a float32 matrix product.
+  """
+  gpu_names = [name for name in strategy_devices if "GPU" in name.upper()]
+  if gpu_names:
+    import tensorflow as tf
+    details = tf.config.experimental.get_device_details(tf.config.list_physical_devices("GPU")[0])
+    model = details.get("device_name", "GPU")
+    for key, peak in GPU_PEAK_FLOPS.items():
+      if key in model:
+        return peak * len(gpu_names), f"{len(gpu_names)} x {model}, {dtype} peak"
+    return None, f"{len(gpu_names)} x {model} (peak unknown)"
+  return measured_cpu_peak(), "CPU, measured float32 matmul peak"
+
+
+def measured_cpu_peak(size=1024, seconds=1.0):
+  """FLOP/s of repeated float32 [size, size] matrix products on this CPU."""
+  import tensorflow as tf
+  a = tf.constant(np.random.default_rng(0).standard_normal((size, size)), tf.float32)
+  tf.linalg.matmul(a, a).numpy()
+  runs, start = 0, time.perf_counter()
+  while time.perf_counter() - start < seconds:
+    tf.linalg.matmul(a, a).numpy()
+    runs += 1
+  return 2 * size ** 3 * runs / (time.perf_counter() - start)
+
+
+def cost_line(total_flops, seconds, peak_flops, peak_description):
+  """`training cost: 1.2e+15 FLOPs in 0:10:00, 2.0e+12 FLOP/s, MFU 41% of ...`."""
+  from t2t_lite.training.progress import format_duration
+  achieved = total_flops / max(seconds, 1e-9)
+  line = (f"training cost: {total_flops:.3g} FLOPs in {format_duration(seconds)}, "
+          f"{achieved:.3g} FLOP/s")
+  if peak_flops:
+    line += f", MFU {100 * achieved / peak_flops:.1f}% of {peak_flops:.3g} FLOP/s ({peak_description})"
+  else:
+    line += f" ({peak_description})"
+  return line

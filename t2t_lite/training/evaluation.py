@@ -1,0 +1,46 @@
+"""Evaluation on the dev split: loss, per-token accuracy, perplexity (teacher-forced)."""
+
+import math
+
+import tensorflow as tf
+
+from t2t_lite.training.step import STAT_NAMES, token_statistics
+
+
+class Evaluator:
+  """Runs the model over up to `eval_steps` dev batches per replica (0 = the whole split)."""
+
+  def __init__(self, strategy, model, label_smoothing, dataset_fn, eval_steps):
+    self.strategy = strategy
+    self.model = model
+    self.label_smoothing = label_smoothing
+    self.dataset_fn = dataset_fn
+    self.eval_steps = eval_steps
+    self._step = tf.function(self._distributed_step, reduce_retracing=True)
+
+  def _distributed_step(self, features):
+    def replica_step(features):
+      logits = self.model(features, training=False)
+      return token_statistics(features, logits, self.label_smoothing)
+    per_replica = self.strategy.run(replica_step, args=(features,))
+    return {name: self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica[name], axis=None)
+            for name in STAT_NAMES}
+
+  def evaluate(self):
+    """-> {"loss", "accuracy", "perplexity", "tokens"} over the dev batches."""
+    totals = dict.fromkeys(STAT_NAMES, 0.0)
+    dataset = self.strategy.distribute_datasets_from_function(self.dataset_fn)
+    for index, features in enumerate(dataset):
+      if self.eval_steps and index >= self.eval_steps:
+        break
+      for name, value in self._step(features).items():
+        totals[name] += float(value)
+    return summarize(totals)
+
+
+def summarize(totals):
+  """Summed step statistics -> per-token loss, accuracy and perplexity."""
+  tokens = max(totals["tokens"], 1.0)
+  nll = totals["nll_sum"] / tokens
+  return {"loss": totals["loss_sum"] / tokens, "accuracy": totals["correct"] / tokens,
+          "perplexity": math.exp(min(nll, 700.0)), "tokens": totals["tokens"]}

@@ -1,0 +1,148 @@
+"""The run directory describes itself: hparams, problem, vocabulary, flags.
+
+    <output_dir>/hparams.json     the HParams the model was built with
+    <output_dir>/run.json         problem, model, vocabulary sizes and files, flags used
+    <output_dir>/vocab.*.model    copies of the problem's vocabulary
+    <output_dir>/ckpt-N.*         checkpoints (see `checkpoints.py`)
+
+The decoder and exporter read these, so a user never repeats training flags.
+"""
+
+import dataclasses
+import json
+import os
+import shutil
+
+from absl import logging
+import tensorflow as tf
+
+from t2t_lite.errors import UserError
+from t2t_lite.hparams import HParams
+
+HPARAMS_FILE = "hparams.json"
+RUN_FILE = "run.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class RunDescription:
+  """What a run directory says about itself (run.json)."""
+  problem: str
+  model: str
+  input_vocab_size: int
+  target_vocab_size: int
+  vocab_files: tuple            # File names inside the run dir: (inputs, targets).
+  flags: dict = dataclasses.field(default_factory=dict)
+
+  def to_json(self):
+    return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
+
+  @classmethod
+  def from_json(cls, text):
+    values = json.loads(text)
+    values["vocab_files"] = tuple(values["vocab_files"])
+    return cls(**values)
+
+
+def write_atomically(path, text):
+  """Writes text to path through a temporary file and a rename: never half a file."""
+  temporary = f"{path}.tmp-{os.getpid()}"
+  with tf.io.gfile.GFile(temporary, "w") as f:
+    f.write(text)
+  tf.io.gfile.rename(temporary, path, overwrite=True)
+
+
+def describe(output_dir, hparams, description, vocab_paths):
+  """Writes hparams.json, run.json and the vocabulary copies; checks a resumed run.
+
+  A directory that already has hparams.json must describe the same model: any
+  difference is a one-line error naming the differing fields.
+  """
+  tf.io.gfile.makedirs(output_dir)
+  existing = read_hparams(output_dir) if has_run(output_dir) else None
+  if existing is not None:
+    check_same_hparams(existing, hparams, output_dir)
+    previous = read_description(output_dir)
+    if previous.problem != description.problem:
+      raise UserError(f"{output_dir} holds a run of problem {previous.problem}, not "
+                      f"{description.problem}; use another --output_dir")
+  for source, name in zip(vocab_paths, description.vocab_files):
+    target = os.path.join(output_dir, name)
+    if not tf.io.gfile.exists(target):
+      shutil.copyfile(source, target + ".tmp")
+      os.replace(target + ".tmp", target)
+  write_atomically(os.path.join(output_dir, HPARAMS_FILE), hparams.to_json())
+  write_atomically(os.path.join(output_dir, RUN_FILE), description.to_json())
+
+
+def has_run(output_dir):
+  return tf.io.gfile.exists(os.path.join(output_dir, HPARAMS_FILE))
+
+
+def read_hparams(output_dir):
+  path = os.path.join(output_dir, HPARAMS_FILE)
+  if not tf.io.gfile.exists(path):
+    raise UserError(f"{output_dir} is not a run directory (no {HPARAMS_FILE}); pass the "
+                    f"--output_dir that t2t-trainer wrote")
+  with tf.io.gfile.GFile(path) as f:
+    return HParams.from_json(f.read())
+
+
+def read_description(output_dir):
+  path = os.path.join(output_dir, RUN_FILE)
+  if not tf.io.gfile.exists(path):
+    raise UserError(f"{output_dir} is not a run directory (no {RUN_FILE}); pass the "
+                    f"--output_dir that t2t-trainer wrote")
+  with tf.io.gfile.GFile(path) as f:
+    return RunDescription.from_json(f.read())
+
+
+# Fields that shape the weights: a checkpoint cannot be resumed with other values.
+ARCHITECTURE_FIELDS = ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
+                       "attention_key_channels", "attention_value_channels", "pos",
+                       "pre_norm", "shared_embedding", "shared_embedding_and_softmax_weights")
+
+
+def check_same_hparams(existing, requested, output_dir):
+  """A resumed run must keep the architecture; other changes (dropout, learning rate,
+  batch size...) are allowed and logged.
+
+  Raises a one-line UserError naming every differing architecture field.
+  """
+  def differences(names):
+    return [f"{name} {getattr(existing, name)!r} -> {getattr(requested, name)!r}"
+            for name in names if getattr(existing, name) != getattr(requested, name)]
+
+  fields = [field.name for field in dataclasses.fields(HParams)]
+  if existing.pos == "emb":  # The learned position table has max_length rows.
+    architecture = ARCHITECTURE_FIELDS + ("max_length",)
+  else:
+    architecture = ARCHITECTURE_FIELDS
+  incompatible = differences(architecture)
+  if incompatible:
+    raise UserError(f"{output_dir} holds a model with other hparams "
+                    f"({'; '.join(incompatible)}); resume with the same --hparams_set and "
+                    f"--hparams, or use a new --output_dir")
+  changed = differences([name for name in fields if name not in architecture])
+  if changed:
+    logging.warning("resuming %s with changed hparams: %s", output_dir, "; ".join(changed))
+
+
+def build_model(output_dir):
+  """The run's model with freshly initialised weights: (model, hparams, description)."""
+  from t2t_lite.registry import MODELS
+  from t2t_lite.summary import build
+  hparams = read_hparams(output_dir)
+  description = read_description(output_dir)
+  model = MODELS[description.model](hparams, description.input_vocab_size,
+                                    description.target_vocab_size)
+  build(model)
+  return model, hparams, description
+
+
+def copy_description(source_dir, target_dir):
+  """Copies hparams.json, run.json and the vocabulary files to another directory."""
+  description = read_description(source_dir)
+  tf.io.gfile.makedirs(target_dir)
+  for name in (HPARAMS_FILE, RUN_FILE) + tuple(dict.fromkeys(description.vocab_files)):
+    tf.io.gfile.copy(os.path.join(source_dir, name), os.path.join(target_dir, name),
+                     overwrite=True)

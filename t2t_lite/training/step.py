@@ -1,0 +1,95 @@
+"""The distributed training step: gradients per replica (XLA-compiled), one update.
+
+Loss normalisation: each replica sums its per-token losses; the sum of non-padding
+target tokens over every replica and every accumulated micro-batch divides the
+gradients. The update therefore equals one step on the whole global batch, whatever
+the number of replicas or `gradient_accumulation_steps` (tested against one device).
+
+XLA: compiling the whole replicated step fails under MirroredStrategy with several
+devices ("Trying to access resource ... located in device ... from device ...").
+Here only the per-replica forward and backward pass is compiled; the cross-replica
+sum and the optimizer update run outside it.
+"""
+
+import keras
+import tensorflow as tf
+
+from t2t_lite.layers.attention_bias import PAD_ID
+from t2t_lite.losses import smoothed_cross_entropy
+
+# What a step reports, summed over replicas and micro-batches.
+STAT_NAMES = ("loss_sum", "nll_sum", "correct", "tokens", "input_tokens", "examples")
+
+
+def token_statistics(features, logits, label_smoothing):
+  """Sums over a batch: smoothed loss, NLL and correct argmaxes over non-padding
+  target tokens; target and input token counts; examples."""
+  targets = features["targets"]
+  weights = tf.cast(tf.not_equal(targets, PAD_ID), tf.float32)
+  loss_sum = tf.reduce_sum(smoothed_cross_entropy(targets, logits, label_smoothing))
+  nll_sum = tf.reduce_sum(smoothed_cross_entropy(targets, logits, 0.0))
+  predictions = tf.argmax(logits, axis=-1, output_type=targets.dtype)
+  correct = tf.reduce_sum(tf.cast(tf.equal(predictions, targets), tf.float32) * weights)
+  input_tokens = tf.reduce_sum(tf.cast(tf.not_equal(features["inputs"], PAD_ID), tf.float32))
+  return {"loss_sum": loss_sum, "nll_sum": nll_sum, "correct": correct,
+          "tokens": tf.reduce_sum(weights), "input_tokens": input_tokens,
+          "examples": tf.cast(tf.shape(targets)[0], tf.float32)}
+
+
+class TrainStep:
+  """Builds `__call__(iterator) -> stats`: one optimizer update from the next batches.
+
+  model, optimizer: built under `strategy.scope()`; the optimizer may be a
+    `keras.optimizers.LossScaleOptimizer` (float16).
+  accumulation_steps: micro-batches (per replica) summed into one update.
+  jit_compile: compile the per-replica forward/backward pass with XLA.
+  """
+
+  def __init__(self, strategy, model, optimizer, label_smoothing, accumulation_steps=1,
+               jit_compile=False):
+    self.strategy = strategy
+    self.model = model
+    self.optimizer = optimizer
+    self.label_smoothing = label_smoothing
+    self.accumulation_steps = accumulation_steps
+    self._gradients = tf.function(self._gradients_and_stats, jit_compile=jit_compile,
+                                  reduce_retracing=True)
+    self._step = tf.function(self._distributed_step)
+
+  def __call__(self, iterator):
+    """Consumes `accumulation_steps` batches per replica; returns summed stats (floats)."""
+    return {name: float(value) for name, value in self._step(iterator).items()}
+
+  def _gradients_and_stats(self, features):
+    """Per replica: gradients of the summed token loss (not yet normalised), and stats."""
+    variables = self.model.trainable_variables
+    with tf.GradientTape() as tape:
+      logits = self.model(features, training=True)
+      stats = token_statistics(features, logits, self.label_smoothing)
+      loss = stats["loss_sum"]
+      if isinstance(self.optimizer, keras.optimizers.LossScaleOptimizer):
+        loss = self.optimizer.scale_loss(loss)
+    gradients = tape.gradient(loss, variables)
+    return gradients, stats
+
+  def _replica_step(self, batches):
+    """batches: `accumulation_steps` feature dicts of this replica."""
+    variables = self.model.trainable_variables
+    gradients, stats = self._gradients(batches[0])
+    for features in batches[1:]:
+      more_gradients, more_stats = self._gradients(features)
+      gradients = [g + h for g, h in zip(gradients, more_gradients)]
+      stats = {name: stats[name] + more_stats[name] for name in STAT_NAMES}
+    context = tf.distribute.get_replica_context()
+    global_tokens = context.all_reduce(tf.distribute.ReduceOp.SUM, stats["tokens"])
+    scale = 1.0 / tf.maximum(global_tokens, 1.0)
+    # The optimizer sums the gradients over replicas: together, the global mean.
+    self.optimizer.apply_gradients([(g * tf.cast(scale, g.dtype), v)
+                                    for g, v in zip(gradients, variables)])
+    return stats
+
+  def _distributed_step(self, iterator):
+    batches = [next(iterator) for _ in range(self.accumulation_steps)]
+    per_replica = self.strategy.run(self._replica_step, args=(batches,))
+    return {name: self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica[name], axis=None)
+            for name in STAT_NAMES}

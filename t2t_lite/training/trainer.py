@@ -1,0 +1,249 @@
+"""The training loop: build, resume, step, evaluate, checkpoint, stop cleanly.
+
+    config = TrainConfig(output_dir=..., train_steps=...)
+    train(problem, hparams, config, data_dir)
+
+`batch_size` is tokens per replica per micro-batch. One step is one optimizer
+update over replicas x gradient_accumulation_steps micro-batches, so the global
+batch grows with the number of replicas while the learning-rate schedule stays a
+function of the step (as in tensor2tensor and the paper: 8 GPUs x ~3,125 target
+tokens ~ 25,000 tokens per step).
+"""
+
+import dataclasses
+import math
+import os
+import signal
+import time
+
+from absl import logging
+import keras
+import tensorflow as tf
+
+from t2t_lite.errors import UserError
+from t2t_lite.optimization import build_optimizer
+from t2t_lite.registry import MODELS
+from t2t_lite.summary import build as build_model
+from t2t_lite.training import cost, run_dir
+from t2t_lite.training.checkpoints import Checkpoints
+from t2t_lite.training.evaluation import Evaluator
+from t2t_lite.training.progress import Progress
+from t2t_lite.training.step import TrainStep
+from t2t_lite.training.strategy import device_names, is_chief, make_strategy, uses_gpu
+
+SCHEDULES = ("train", "train_and_evaluate", "evaluate")
+PRECISIONS = (None, "bfloat16", "float16")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+  """How to run training (what to train is the problem and the hparams)."""
+  output_dir: str
+  train_steps: int
+  model: str = "transformer"
+  schedule: str = "train_and_evaluate"
+  eval_steps: int = 100                 # Dev batches per replica per evaluation; 0 = all.
+  local_eval_frequency: int = 1000      # Steps between evaluations.
+  keep_checkpoint_max: int = 20
+  save_checkpoints_steps: int = 1000
+  save_checkpoints_secs: int = 600      # The paper saved every 10 minutes.
+  worker_gpu: int = 0                   # 0 = every local GPU.
+  xla: bool = None                      # None = on for GPUs, off on CPU.
+  mixed_precision: str = None           # None (float32), "bfloat16" or "float16".
+  gradient_accumulation_steps: int = 1
+  random_seed: int = None               # Also makes the input order deterministic.
+  warm_start_from: str = None           # A checkpoint whose model weights start a new run.
+  flags: dict = dataclasses.field(default_factory=dict)
+
+  def __post_init__(self):
+    if self.schedule not in SCHEDULES:
+      raise UserError(f"--schedule={self.schedule} is not one of {', '.join(SCHEDULES)}")
+    if self.mixed_precision not in PRECISIONS:
+      raise UserError(f"--mixed_precision={self.mixed_precision} is not one of "
+                      f"bfloat16, float16 (or unset for float32)")
+    if self.train_steps < 0 or self.gradient_accumulation_steps < 1:
+      raise UserError("--train_steps must be >= 0 and --gradient_accumulation_steps >= 1")
+
+
+class StopRequested:
+  """Turns SIGTERM/SIGINT into a flag the loop checks after each step."""
+
+  def __init__(self):
+    self.signal_name = None
+
+  def __enter__(self):
+    self._previous = {sig: signal.signal(sig, self._handle)
+                      for sig in (signal.SIGTERM, signal.SIGINT)}
+    return self
+
+  def _handle(self, signum, frame):
+    del frame
+    self.signal_name = signal.Signals(signum).name
+
+  def __exit__(self, *exc):
+    for sig, handler in self._previous.items():
+      signal.signal(sig, handler)
+
+
+def train(problem, hparams, config, data_dir):
+  """Trains (and/or evaluates) `problem` with `hparams`; resumes from config.output_dir."""
+  if config.random_seed is not None:
+    keras.utils.set_random_seed(config.random_seed)
+  if config.mixed_precision:
+    keras.mixed_precision.set_dtype_policy(f"mixed_{config.mixed_precision}")
+  strategy = make_strategy(config.worker_gpu)
+  replicas = strategy.num_replicas_in_sync
+  jit_compile = uses_gpu(strategy) if config.xla is None else config.xla
+  logging.info("%d replica(s), XLA %s, batch_size=%d tokens per replica, global batch %d "
+               "tokens per step", replicas, "on" if jit_compile else "off", hparams.batch_size,
+               hparams.batch_size * replicas * config.gradient_accumulation_steps)
+
+  input_vocab_size, target_vocab_size = problem.vocab_sizes(data_dir)
+  description = run_dir.RunDescription(
+      problem=problem.name, model=config.model, input_vocab_size=input_vocab_size,
+      target_vocab_size=target_vocab_size,
+      vocab_files=tuple(os.path.basename(path) for path in problem.vocab_paths(data_dir)),
+      flags=config.flags)
+  if is_chief(strategy):
+    run_dir.describe(config.output_dir, hparams, description, problem.vocab_paths(data_dir))
+
+  with strategy.scope():
+    model = MODELS[config.model](hparams, input_vocab_size, target_vocab_size)
+    build_model(model)
+    optimizer = build_optimizer(hparams)
+    if config.mixed_precision == "float16":
+      optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
+    optimizer.build(model.trainable_variables)
+
+  train_iterator = iter(strategy.distribute_datasets_from_function(
+      lambda context: problem.dataset(
+          "train", data_dir, hparams, training=True, deterministic=config.random_seed is not None,
+          seed=config.random_seed, num_shards=context.num_input_pipelines,
+          shard_index=context.input_pipeline_id)))
+  checkpoints = Checkpoints(strategy, config.output_dir, config.keep_checkpoint_max,
+                            config.save_checkpoints_steps, config.save_checkpoints_secs,
+                            model=model, optimizer=optimizer, train_iterator=train_iterator)
+  resumed = checkpoints.restore_latest()
+  if resumed is None and config.warm_start_from:
+    _warm_start(model, config.warm_start_from)
+  evaluator = Evaluator(strategy, model, hparams.label_smoothing, lambda context: problem.dataset(
+      "dev", data_dir, hparams, training=False, deterministic=True,
+      num_shards=context.num_input_pipelines, shard_index=context.input_pipeline_id),
+      config.eval_steps)
+
+  if config.schedule == "evaluate":
+    results = evaluator.evaluate()
+    print(eval_line(int(optimizer.iterations), results), flush=True)
+    return results
+  train_step = TrainStep(strategy, model, optimizer, hparams.label_smoothing,
+                         config.gradient_accumulation_steps, jit_compile)
+  loop = _Loop(config, hparams, target_vocab_size, strategy, model, optimizer, train_step,
+               checkpoints, evaluator if config.schedule == "train_and_evaluate" else None)
+  return loop.run(train_iterator, resumed)
+
+
+def eval_line(step, results):
+  return (f"eval at step {step}: loss {results['loss']:.4f}, accuracy "
+          f"{results['accuracy']:.4f}, perplexity {results['perplexity']:.2f} "
+          f"({results['tokens']:.0f} tokens)")
+
+
+def _warm_start(model, path):
+  checkpoint_path = tf.train.latest_checkpoint(path) if tf.io.gfile.isdir(path) else path
+  if not checkpoint_path or not tf.io.gfile.exists(checkpoint_path + ".index"):
+    raise UserError(f"--warm_start_from={path}: no checkpoint there")
+  tf.train.Checkpoint(model=model).restore(checkpoint_path).expect_partial()
+  logging.info("model weights warm-started from %s", checkpoint_path)
+
+
+class _Loop:
+  """The steps of one run: progress, summaries, evaluations, checkpoints, stops."""
+
+  def __init__(self, config, hparams, target_vocab_size, strategy, model, optimizer,
+               train_step, checkpoints, evaluator):
+    self.config = config
+    self.hparams = hparams
+    self.target_vocab_size = target_vocab_size
+    self.strategy = strategy
+    self.model = model
+    self.optimizer = optimizer
+    self.train_step = train_step
+    self.checkpoints = checkpoints
+    self.evaluator = evaluator
+    chief = is_chief(strategy)
+    self.train_writer = tf.summary.create_file_writer(
+        os.path.join(config.output_dir, "train")) if chief else tf.summary.create_noop_writer()
+    self.eval_writer = tf.summary.create_file_writer(
+        os.path.join(config.output_dir, "eval")) if chief else tf.summary.create_noop_writer()
+
+  def step(self):
+    return int(self.optimizer.iterations.numpy())
+
+  def learning_rate(self, step):
+    return float(self.optimizer.learning_rate) if step else 0.0
+
+  def run(self, iterator, resumed):
+    config = self.config
+    step = self.step()
+    if step >= config.train_steps:
+      print(f"{config.output_dir} is already at step {step} >= --train_steps="
+            f"{config.train_steps}; nothing to do", flush=True)
+      return None
+    if resumed:
+      print(f"resuming from {resumed} (step {step})", flush=True)
+    progress = Progress(config.train_steps, step)
+    flops, start = 0.0, time.monotonic()
+    last_eval = None
+    with StopRequested() as stop:
+      while step < config.train_steps:
+        learning_rate = float(self.optimizer.learning_rate)
+        stats = self.train_step(iterator)
+        step = self.step()
+        loss = stats["loss_sum"] / max(stats["tokens"], 1.0)
+        if not math.isfinite(loss):
+          raise UserError(
+              f"the loss became {loss} at step {step}; nothing was saved after it, and the "
+              f"last good checkpoint {self.checkpoints.manager.latest_checkpoint} is intact; "
+              f"lower the learning rate (learning_rate_constant) or use bfloat16")
+        flops += cost.training_flops(
+            self.hparams, self.target_vocab_size, stats["input_tokens"], stats["tokens"],
+            stats["input_tokens"] / max(stats["examples"], 1.0),
+            stats["tokens"] / max(stats["examples"], 1.0))
+        progress.update(step, loss, stats["tokens"], learning_rate)
+        self._write_train_summaries(step, stats, learning_rate, progress.tokens_per_second())
+        if self.evaluator and step % config.local_eval_frequency == 0:
+          last_eval = self._evaluate(step, progress)
+        if self.checkpoints.due(step):
+          self.checkpoints.save(step)
+        if stop.signal_name:
+          path = self.checkpoints.save(step)
+          progress.message(f"{stop.signal_name}: saved {path} at step {step}; run the same "
+                           f"command to resume")
+          return last_eval
+    self.checkpoints.save(step)
+    if self.evaluator and step % config.local_eval_frequency:
+      last_eval = self._evaluate(step, progress)
+    seconds = time.monotonic() - start
+    peak, description = cost.device_peak_flops(device_names(self.strategy),
+                                               config.mixed_precision or "float32")
+    progress.message(cost.cost_line(flops, seconds, peak, description))
+    return last_eval
+
+  def _write_train_summaries(self, step, stats, learning_rate, tokens_per_second):
+    tokens = max(stats["tokens"], 1.0)
+    with self.train_writer.as_default(step=step):
+      tf.summary.scalar("loss", stats["loss_sum"] / tokens)
+      tf.summary.scalar("accuracy", stats["correct"] / tokens)
+      tf.summary.scalar("perplexity", math.exp(min(stats["nll_sum"] / tokens, 700.0)))
+      tf.summary.scalar("learning_rate", learning_rate)
+      tf.summary.scalar("tokens_per_second", tokens_per_second)
+
+  def _evaluate(self, step, progress):
+    results = self.evaluator.evaluate()
+    with self.eval_writer.as_default(step=step):
+      for name in ("loss", "accuracy", "perplexity"):
+        tf.summary.scalar(name, results[name])
+    progress.message(eval_line(step, results))
+    return results
+
+

@@ -1,0 +1,104 @@
+"""Trains a small Transformer 3 steps on a fixed global batch and saves the weights.
+
+    python distribution_check.py local OUT_DIR
+        writes OUT_DIR/<mode>.npz for each local mode:
+          single       one device, the whole batch
+          accumulate   one device, 2 accumulated halves
+          mirrored     2 logical CPUs under MirroredStrategy, a half each
+          mirrored_xla the same with the per-replica step compiled by XLA
+    python distribution_check.py worker OUT_DIR INDEX PORT0 PORT1
+        writes OUT_DIR/worker<INDEX>.npz: 2 processes on 127.0.0.1 under
+        MultiWorkerMirroredStrategy, a half each
+
+Every mode sees the same global batch per step, so all must give the same weights.
+"""
+
+import json
+import os
+import sys
+
+MODE, OUT = sys.argv[1], sys.argv[2]
+if MODE == "worker":
+  INDEX, PORTS = int(sys.argv[3]), sys.argv[4:6]
+  os.environ["TF_CONFIG"] = json.dumps({
+      "cluster": {"worker": [f"127.0.0.1:{port}" for port in PORTS]},
+      "task": {"type": "worker", "index": INDEX}})
+
+sys.path.insert(0, os.path.dirname(__file__))
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+if MODE == "local":
+  cpu = tf.config.list_physical_devices("CPU")[0]
+  tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+
+from model_fixtures import SMALL, random_batch, small_model  # noqa: E402
+from t2t_lite.optimization import build_optimizer  # noqa: E402
+from t2t_lite.training.step import TrainStep  # noqa: E402
+from t2t_lite.training.strategy import make_strategy  # noqa: E402
+
+HPARAMS = SMALL.override("layer_prepostprocess_dropout=0.0,learning_rate_warmup_steps=10")
+FIRST = random_batch(batch=4, seed=1)
+SECOND = random_batch(batch=4, input_length=9, target_length=5, seed=2)
+
+
+def as_features(batch):
+  return {"inputs": batch[0], "targets": batch[1]}
+
+
+def padded_to(array, length):
+  return np.pad(array, [[0, 0], [0, length - array.shape[1]]])
+
+
+WHOLE = {"inputs": np.concatenate([padded_to(FIRST[0], 9), SECOND[0]]),
+         "targets": np.concatenate([FIRST[1], padded_to(SECOND[1], 6)])}
+SPEC = {"inputs": tf.TensorSpec([None, None], tf.int32),
+        "targets": tf.TensorSpec([None, None], tf.int32)}
+
+
+def repeating(batches):
+  """A dataset function that yields `batches` in turn, forever."""
+  def dataset_fn(context):
+    del context
+    def generate():
+      while True:
+        yield from batches
+    return tf.data.Dataset.from_generator(generate, output_signature=SPEC)
+  return dataset_fn
+
+
+def train_and_save(name, strategy, batches, accumulation=1, jit_compile=False):
+  """Three steps of `strategy` over `batches`; saves the weights as OUT/<name>.npz."""
+  with strategy.scope():
+    model = small_model(HPARAMS)
+    model(as_features(FIRST))
+    optimizer = build_optimizer(HPARAMS)
+    optimizer.build(model.trainable_variables)
+  initial = [np.asarray(v) for v in model.weights]
+  step = TrainStep(strategy, model, optimizer, HPARAMS.label_smoothing, accumulation,
+                   jit_compile)
+  iterator = iter(strategy.distribute_datasets_from_function(repeating(batches)))
+  for _ in range(3):
+    stats = step(iterator)
+  final = [np.asarray(v) for v in model.weights]
+  assert max(np.abs(a - b).max() for a, b in zip(initial, final)) > 1e-4, "weights unchanged"
+  np.savez(os.path.join(OUT, f"{name}.npz"), *final, tokens=stats["tokens"])
+  print(f"{name}: done, {stats['tokens']:.0f} tokens per step")
+
+
+def main():
+  halves = [as_features(FIRST), as_features(SECOND)]  # Replica (or worker) i gets half i.
+  if MODE == "worker":
+    strategy = make_strategy()
+    assert isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
+    train_and_save(f"worker{INDEX}", strategy, halves[INDEX:INDEX + 1])
+    return
+  default = tf.distribute.get_strategy()
+  train_and_save("single", default, [WHOLE])
+  train_and_save("accumulate", default, halves, accumulation=2)
+  mirrored = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+  train_and_save("mirrored", mirrored, halves)
+  train_and_save("mirrored_xla", mirrored, halves, jit_compile=True)
+
+
+main()
