@@ -25,6 +25,7 @@ setup(
         "absl-py>=2.1,<3",
         "sentencepiece>=0.2,<0.3",
         "tensorboard>=2.20,<3",  # tf.summary; TensorFlow no longer brings it.
+        "importlib_resources",   # tensorflow-datasets downloads need it but do not declare it.
     ],
     extras_require={"test": ["pytest>=8,<10", "jax[cpu]>=0.4.34"]},
     entry_points={"console_scripts": [

@@ -30,6 +30,10 @@ SHARED_FLAGS = {
                         "A checkpoint to use instead of the run directory's latest."),
     "decode_hparams": (flags.DEFINE_string, "",
                        "Decoding overrides, e.g. 'beam_size=4,alpha=0.6'."),
+    "vocab_size": (flags.DEFINE_integer, None,
+                   "Vocabulary size: t2t-datagen trains a SentencePiece vocabulary of this "
+                   "size instead of the problem's own (e.g. for a small corpus); "
+                   "t2t-trainer --summary builds the model for it without a problem."),
 }
 
 
@@ -51,13 +55,17 @@ def load_registries(usr_dir=None):
     import_usr_dir(usr_dir)
 
 
-def run_main(main):
-  """Runs `main(argv)` under absl; a `UserError` prints one line and exits with status 2."""
+def run_main(main, registries=True):
+  """Runs `main(argv)` under absl; a `UserError` prints one line and exits with status 2.
+
+  registries: load the problems, hparams sets and models first (and --t2t_usr_dir).
+  """
   program = os.path.basename(sys.argv[0])
 
   def guarded(argv):
     try:
-      load_registries(flags.FLAGS.t2t_usr_dir)
+      if registries:
+        load_registries(flags.FLAGS.t2t_usr_dir)
       return main(argv)
     except UserError as error:
       print(f"{program}: error: {error}", file=sys.stderr)

@@ -20,7 +20,7 @@ from t2t_lite.bin import common
 
 FLAGS = flags.FLAGS
 common.define_shared_flags("problem", "model", "hparams_set", "hparams", "data_dir",
-                           "output_dir")
+                           "output_dir", "vocab_size")
 flags.DEFINE_integer("train_steps", 250000, "Total optimizer updates (paper: 100k base, "
                      "300k big); a resumed run continues up to this step.")
 flags.DEFINE_enum("schedule", "train_and_evaluate", ["train", "train_and_evaluate", "evaluate"],
@@ -50,7 +50,6 @@ flags.DEFINE_bool("registry_help", False, "List the registered problems, hparams
 flags.DEFINE_bool("summary", False, "Build the model, print each part's parameter count "
                   "and a final line total_params=N, then exit. Needs --vocab_size or "
                   "--problem with --data_dir.")
-flags.DEFINE_integer("vocab_size", None, "Vocabulary size for --summary without a problem.")
 
 
 def main(argv):

@@ -7,9 +7,9 @@ tensor2tensor's override string: `--hparams="hidden_size=256,pre_norm=True"`.
 
 import dataclasses
 import json
-import typing
 
 from t2t_lite.errors import UserError
+from t2t_lite.overrides import field_types, parse_overrides
 
 # Allowed values of the string fields.
 CHOICES = {
@@ -78,7 +78,7 @@ class HParams:
 
   def override(self, overrides):
     """Returns a copy with `"a=1,b=0.2,c=True"` applied, each value parsed with its field's type."""
-    return dataclasses.replace(self, **parse_overrides(overrides))
+    return dataclasses.replace(self, **parse_overrides(overrides, HParams))
 
   def to_json(self):
     return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
@@ -86,45 +86,8 @@ class HParams:
   @classmethod
   def from_json(cls, text):
     values = json.loads(text)
-    unknown = sorted(set(values) - set(field_types()))
+    unknown = sorted(set(values) - set(field_types(HParams)))
     if unknown:
       raise UserError(f"hparams.json has unknown fields {', '.join(unknown)}; "
                       f"it was written by another version of t2t_lite")
     return cls(**values)
-
-
-def field_types():
-  """{field name: its Python type}."""
-  hints = typing.get_type_hints(HParams)
-  return {f.name: hints[f.name] for f in dataclasses.fields(HParams)}
-
-
-def parse_overrides(overrides):
-  """`"a=1,b=0.2,c=True"` -> {"a": 1, "b": 0.2, "c": True}, typed by the HParams fields."""
-  types = field_types()
-  parsed = {}
-  for item in filter(None, (part.strip() for part in (overrides or "").split(","))):
-    key, sep, text = item.partition("=")
-    key, text = key.strip(), text.strip()
-    if not sep or not key:
-      raise UserError(f"--hparams: '{item}' is not of the form name=value")
-    if key not in types:
-      raise UserError(f"--hparams: unknown name '{key}'; valid names: {', '.join(sorted(types))}")
-    parsed[key] = _parse_value(key, text, types[key])
-  return parsed
-
-
-def _parse_value(key, text, kind):
-  if kind is bool:
-    lowered = text.lower()
-    if lowered in ("true", "1", "yes"):
-      return True
-    if lowered in ("false", "0", "no"):
-      return False
-    raise UserError(f"--hparams: {key}={text} is not a bool; use True or False")
-  if kind is str:
-    return text
-  try:
-    return kind(text)
-  except ValueError:
-    raise UserError(f"--hparams: {key}={text} is not a valid {kind.__name__}") from None

@@ -17,3 +17,28 @@ def shared_data():
       pytest.fail(f"CI is set but the real data folder {SHARED_DATA} is missing")
     pytest.skip(f"real data folder {SHARED_DATA} is absent (it sits beside the project)")
   return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def small_translation_data(shared_data, tmp_path_factory):
+  """A data_dir of `translate_from_files` made from 1,200 real Europarl pairs (vocab 1,000),
+  with 300 newstest2013 pairs as dev: (problem, data_dir)."""
+  from t2t_lite.data.problem import Sources
+  from problems_for_tests import translate_from_files
+  work = tmp_path_factory.mktemp("small_translation")
+  europarl = os.path.join(shared_data, "europarl", "europarl-v7.de-en.first20k")
+  newstest = os.path.join(shared_data, "wmt14", "newstest2013")
+  files = {}
+  for split, stem, count in (("train", europarl, 1200), ("dev", newstest, 300)):
+    for side, language in (("source", "en"), ("target", "de")):
+      with open(f"{stem}.{language}", encoding="utf-8") as f:
+        lines = [next(f) for _ in range(count)]
+      path = work / f"{split}.{side}"
+      path.write_text("".join(lines), encoding="utf-8")
+      files.setdefault(split, []).append(str(path))
+  problem = translate_from_files()
+  data_dir = str(work / "data")
+  problem.generate_data(data_dir, Sources(tmp_dir=str(work / "tmp"),
+                                          files={k: tuple(v) for k, v in files.items()}),
+                        vocab_size=1000, progress=False)
+  return problem, data_dir

@@ -6,7 +6,8 @@ import pytest
 
 import t2t_lite.hparams_sets  # noqa: F401  (registers the sets)
 from t2t_lite.errors import UserError
-from t2t_lite.hparams import HParams, parse_overrides
+from t2t_lite.hparams import HParams
+from t2t_lite.overrides import parse_overrides
 from t2t_lite.registry import HPARAMS
 
 
@@ -50,11 +51,11 @@ def test_every_set_is_valid_and_round_trips_through_json():
 
 def test_overrides_are_parsed_with_the_fields_type():
   parsed = parse_overrides("hidden_size=256, layer_prepostprocess_dropout=0.2,"
-                           "pre_norm=True,pos=emb,shared_embedding=false")
+                           "pre_norm=True,pos=emb,shared_embedding=false", HParams)
   assert parsed == {"hidden_size": 256, "layer_prepostprocess_dropout": 0.2,
                     "pre_norm": True, "pos": "emb", "shared_embedding": False}
   assert type(parsed["hidden_size"]) is int
-  assert parse_overrides("") == {}
+  assert parse_overrides("", HParams) == {}
 
 
 @pytest.mark.parametrize("overrides, expected", [

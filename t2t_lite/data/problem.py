@@ -8,9 +8,60 @@ TFRecords of ids, the tf.data pipeline, and the way back to text.
     class TranslateEndeWmt32k(TextPairProblem):
       vocab_size = 32768
       def text_pairs(self, split, sources): ...   # yields (source_text, target_text)
+
+What a subclass sets or implements:
+  vocab_size            SentencePiece vocabulary size ("32k" in the name); the
+                        `--vocab_size` flag of t2t-datagen overrides it (small corpora).
+  shared_vocab          one vocabulary for source and target (the paper's choice).
+  user_defined_symbols  tokens kept atomic in the vocabulary, e.g. "(S", ")S".
+  decode_defaults       DecodeDefaults(beam_size, alpha, extra_length).
+  record_shards         {split: number of TFRecord files}.
+  text_pairs(split, sources)  yields (source_text, target_text) for "train",
+                        "dev", "test" (or `Drop(reason)` for an item to skip);
+                        raises UserError on bad input. A split with no pairs is
+                        written empty (a dev or test set the user lacks).
+
+What callers call:
+  generate_data(data_dir, sources, vocab_size=None) -> DatagenSummary
+      (t2t-datagen) text pairs -> vocabulary file(s) + sharded TFRecords.
+  vocab_sizes(data_dir) -> (input_vocab_size, target_vocab_size)
+  vocabularies(data_dir) -> (input Vocabulary, target Vocabulary): text <-> ids
+      inside the TensorFlow graph (see `t2t_lite.data.vocabulary`).
+  vocab_paths(data_dir) -> (input model path, target model path): the files a
+      run directory copies so that it describes itself.
+  dataset(split, data_dir, hparams, training=..., ...) -> tf.data.Dataset of
+      {"inputs": [batch, s] int32, "targets": [batch, t] int32}, 0-padded.
+  split_info(split, data_dir) -> SplitInfo: files, example count, lengths;
+      `split_info(...).count_longer_than(hparams.max_length)` is how many
+      examples training drops.
+
+Ids: 0 = padding (and the decoder's first input), 1 = EOS, 2 = unknown;
+every record's "inputs" and "targets" end with EOS. The vocabulary is BPE
+SentencePiece trained on the train split (sources and targets together when
+shared), with identity normalisation and byte fallback, so decoding restores
+text exactly. When the training text cannot give `vocab_size` pieces,
+t2t-datagen stops with a one-line error naming the largest size that fits
+(pass it with --vocab_size); it never shrinks the vocabulary silently.
+
+On disk, in data_dir (several problems may share one):
+  vocab.<problem>.model                 shared SentencePiece model, or
+  vocab.<problem>.{inputs,targets}.model
+  <problem>-<split>-00000-of-00016.tfrecord ...
+  <problem>-<split>.json                a split's completion marker, written last
+Files are written under temporary names and renamed when complete. A run
+first removes the problem's markers, then writes the vocabulary, then each
+split's shards and, last, its marker (which records the vocabulary's digest);
+`dataset()` trusts only a split with its marker and a matching vocabulary,
+so an interrupted run leaves nothing trusted and the next run redoes it.
 """
 
 import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Drop:
+  """Yielded by `text_pairs` instead of a pair to skip an item, counted under `reason`."""
+  reason: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,11 +77,15 @@ class Sources:
   """Where raw text comes from at datagen time.
 
   tmp_dir: downloads and extracted raw text.
-  files: {split: (source_path, target_path)} local text files given by flags;
-    a problem that can read local files uses them instead of downloading.
+  files: {split: (source_path, target_path)} local line-aligned text files
+    given by flags; a problem that can read local files uses them instead of
+    downloading.
+  tsv: {split: path} local files of `source<TAB>target` lines, the other way
+    of giving local text.
   """
   tmp_dir: str
   files: dict = dataclasses.field(default_factory=dict)
+  tsv: dict = dataclasses.field(default_factory=dict)
 
 
 class TextPairProblem:
@@ -42,7 +97,9 @@ class TextPairProblem:
 
   vocab_size = 32768                  # SentencePiece vocabulary size, "32k" in the name.
   shared_vocab = True                 # One vocabulary for source and target (paper).
+  user_defined_symbols = ()           # Tokens that stay atomic, e.g. ("(S", ")S").
   splits = ("train", "dev", "test")
+  record_shards = {"train": 16, "dev": 1, "test": 1}
   decode_defaults = DecodeDefaults()
 
   @property
@@ -51,5 +108,93 @@ class TextPairProblem:
     return snake_case(type(self).__name__)
 
   def text_pairs(self, split, sources):
-    """Yields (source_text, target_text) for `split`; raises UserError on bad input."""
+    """Yields (source_text, target_text) for `split`; raises UserError on bad input.
+
+    Text is stripped of surrounding whitespace afterwards; pairs with an empty
+    side are dropped and counted by `generate_data`, not errors. Yield
+    `Drop("reason")` to skip an unusable item; it is counted under its reason.
+    """
     raise NotImplementedError
+
+  def decoded_text(self, source_text, decoded_text):
+    """The output line for a decoded target: the text itself, unless a problem's
+    targets are a representation (e.g. linearised trees) to turn back into text."""
+    del source_text
+    return decoded_text
+
+  # Data generation.
+
+  def generate_data(self, data_dir, sources, *, vocab_size=None, progress=True):
+    """Writes the vocabulary and each split's TFRecords into `data_dir`.
+
+    vocab_size: overrides the class's `vocab_size` (for small corpora).
+    progress: print a progress line to stderr while reading.
+    Returns a `DatagenSummary` (`str()` of it is the report t2t-datagen prints).
+    Each run regenerates everything; until a split's marker is written last,
+    readers do not trust any of its files.
+    """
+    from t2t_lite.data import datagen
+    return datagen.generate(self, data_dir, sources, vocab_size=vocab_size or self.vocab_size,
+                            progress=progress)
+
+  # Vocabularies.
+
+  def vocab_paths(self, data_dir):
+    """(input model path, target model path); the same path twice when shared."""
+    from t2t_lite.data import datagen
+    return datagen.vocab_paths(self, data_dir)
+
+  def vocabularies(self, data_dir):
+    """(input `Vocabulary`, target `Vocabulary`); one object twice when shared.
+
+    Raises UserError, saying to run t2t-datagen, when the vocabulary is missing.
+    """
+    from t2t_lite.data.vocabulary import Vocabulary
+    input_path, target_path = self.vocab_paths(data_dir)
+    inputs = Vocabulary.load(input_path, problem=self.name)
+    targets = inputs if target_path == input_path else Vocabulary.load(target_path,
+                                                                      problem=self.name)
+    return inputs, targets
+
+  def vocab_sizes(self, data_dir):
+    """(input_vocab_size, target_vocab_size) of the generated vocabularies."""
+    from t2t_lite.data.vocabulary import vocab_size_of
+    input_path, target_path = self.vocab_paths(data_dir)
+    return vocab_size_of(input_path, self.name), vocab_size_of(target_path, self.name)
+
+  # Reading the records.
+
+  def split_info(self, split, data_dir):
+    """The `SplitInfo` of a completely generated split; UserError when incomplete."""
+    from t2t_lite.data import datagen
+    return datagen.read_split_info(self, split, data_dir)
+
+  def dataset(self, split, data_dir, hparams, *, training, shuffle=None, deterministic=False,
+              num_shards=1, shard_index=0, seed=None, repeat=None,
+              pad_to_bucket_boundary=False):
+    """Batches of padded ids of `split`, batched by tokens in length buckets.
+
+    Returns a tf.data.Dataset of {"inputs": [batch, s] int32, "targets":
+    [batch, t] int32}, padded with 0. Each batch holds at most
+    `hparams.batch_size` tokens counting padding (tokens per replica), in
+    tensor2tensor's length buckets up to `hparams.max_length`.
+
+    training: drop (and log the count of) examples longer than
+      `hparams.max_length` tokens on either side; eval keeps every example.
+    shuffle: shuffle files, examples and batches; defaults to `training`.
+    deterministic: the same batches in the same order on every run for a
+      given seed (seed 0 when None); otherwise faster, unordered reading.
+    num_shards, shard_index: this worker reads a disjoint 1/num_shards of the
+      examples; the shards of all workers partition the split.
+    repeat: repeat forever; defaults to `training`.
+    pad_to_bucket_boundary: pad each bucket's batches to one length (fixed
+      shapes for XLA) instead of the batch's longest example.
+    """
+    from t2t_lite.data import pipeline
+    info = self.split_info(split, data_dir)
+    return pipeline.make_dataset(info, hparams, training=training,
+                                 shuffle=training if shuffle is None else shuffle,
+                                 deterministic=deterministic, num_shards=num_shards,
+                                 shard_index=shard_index, seed=seed,
+                                 repeat=training if repeat is None else repeat,
+                                 pad_to_bucket_boundary=pad_to_bucket_boundary)

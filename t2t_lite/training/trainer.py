@@ -193,7 +193,8 @@ class _Loop:
       print(f"resuming from {resumed} (step {step})", flush=True)
     progress = Progress(config.train_steps, step)
     flops, start = 0.0, time.monotonic()
-    last_eval = None
+    # A fresh run's first evaluation is its baseline: the untrained model.
+    last_eval = self._evaluate(step, progress) if self.evaluator and step == 0 else None
     with StopRequested() as stop:
       while step < config.train_steps:
         learning_rate = float(self.optimizer.learning_rate)

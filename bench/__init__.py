@@ -1,0 +1,13 @@
+"""Benchmarks of t2t_lite against peers measured in the same run; `python -m bench` runs them all.
+
+  training_throughput.py  target tokens/s of a full training step, and model-FLOPs utilisation
+  decoding_speed.py       sentences/s and tokens/s of greedy and beam decoding of newstest2014
+  scaling.py              time per decoded token vs output length; step time vs sequence length
+  memory.py               peak resident memory of a training step and of decoding
+  input_vs_training.py    the input pipeline alone vs what a training step consumes
+  peers/                  the same models in PyTorch and in keras-hub layers
+  ours.py                 t2t_lite's side: the real TrainStep, decode_ids, an uncached decoder
+  configs.py              the shapes every benchmark shares
+  timing.py               interleaved medians, matmul peaks, resident memory
+  report.py               tables, the machine, docs/benchmarks.md
+"""

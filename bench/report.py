@@ -1,0 +1,127 @@
+"""Tables as the benchmarks print them, the machine they ran on, and docs/benchmarks.md."""
+
+import dataclasses
+import importlib.metadata
+import json
+import os
+import platform
+
+
+@dataclasses.dataclass
+class Table:
+  """One result table: a title, column names, rows of already formatted cells, notes."""
+  title: str
+  columns: list
+  rows: list
+  notes: list = dataclasses.field(default_factory=list)
+
+  def text(self):
+    """The table as aligned plain text (first column left, the others right)."""
+    cells = [self.columns] + self.rows
+    widths = [max(len(str(row[i])) for row in cells) for i in range(len(self.columns))]
+    lines = [self.title]
+    for row in cells:
+      lines.append("  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
+                             for i, (cell, w) in enumerate(zip(row, widths))))
+    lines += [f"  {note}" for note in self.notes]
+    return "\n".join(lines)
+
+  def markdown(self):
+    lines = [f"### {self.title}", "",
+             "| " + " | ".join(self.columns) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(self.columns) - 1)) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in self.rows]
+    if self.notes:
+      lines += [""] + [f"- {note}" for note in self.notes]
+    return "\n".join(lines)
+
+
+def save_tables(tables, path):
+  """Writes tables as JSON (how a benchmark subprocess hands them to `python -m bench`)."""
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump([dataclasses.asdict(table) for table in tables], f)
+
+
+def load_tables(path):
+  with open(path, encoding="utf-8") as f:
+    return [Table(**fields) for fields in json.load(f)]
+
+
+def emit(tables, json_path=None):
+  """Prints tables; also saves them to json_path when given."""
+  for table in tables:
+    print("\n" + table.text(), flush=True)
+  if json_path:
+    save_tables(tables, json_path)
+
+
+def ratio(ours, peer):
+  """`1.23x` (ours / peer); `-` when either is missing."""
+  return "-" if not ours or not peer else f"{ours / peer:.2f}x"
+
+
+def gib(num_bytes):
+  return f"{num_bytes / 2 ** 30:.2f}"
+
+
+def machine_description():
+  """Lines describing the CPU, memory and library versions of this run."""
+  model = platform.processor() or "unknown CPU"
+  try:
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+      names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+    model = names[0] if names else model
+  except OSError:
+    pass
+  memory = ""
+  if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
+    memory = f", {os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2 ** 30:.0f} GiB RAM"
+  flags = _cpu_flags()
+  vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+  versions = ", ".join(f"{name} {_version(name)}" for name in
+                       ("tensorflow", "keras", "torch", "keras-hub", "numpy"))
+  return [f"CPU: {model}, {os.cpu_count()} logical cores ({vector}){memory}, "
+          f"{platform.system()} {platform.release()}",
+          f"Python {platform.python_version()}; {versions}"]
+
+
+def _cpu_flags():
+  try:
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+      for line in f:
+        if line.startswith("flags"):
+          return set(line.split(":", 1)[1].split())
+  except OSError:
+    pass
+  return set()
+
+
+def _version(distribution):
+  try:
+    return importlib.metadata.version(distribution)
+  except importlib.metadata.PackageNotFoundError:
+    return "not installed"
+
+
+def write_markdown(path, sections, command, seconds):
+  """docs/benchmarks.md: the machine, how to reproduce, then each section's tables.
+
+  sections: [(heading, intro text, [Table])].
+  """
+  lines = ["# Benchmarks", "",
+           "Every number below comes from one run of the benchmark programs in `bench/`;",
+           "each implementation is timed in the same process as its peers, in turn,",
+           "and the tables give medians over repetitions and ratios of medians",
+           "(ours / peer: above 1 means t2t_lite is faster or smaller).", "",
+           "Reproduce (about as long again as this run took):", "", "```", command, "```", "",
+           "## Machine", ""]
+  lines += [f"- {line}" for line in machine_description()]
+  lines += [f"- This run took {seconds / 60:.1f} minutes.", ""]
+  for heading, intro, tables in sections:
+    lines += [f"## {heading}", ""]
+    if intro:
+      lines += [intro, ""]
+    for table in tables:
+      lines += [table.markdown(), ""]
+  with open(path, "w", encoding="utf-8") as f:
+    f.write("\n".join(lines))

@@ -1,0 +1,173 @@
+"""parsing_english_ptb16k: WSJ constituency parsing as translation (paper section 6.3).
+
+Source: a sentence's words joined by spaces. Target: its normalised tree
+linearised as in "Grammar as a Foreign Language" (Vinyals et al., 2015):
+
+    Pierre Vinken , 61 years old , will join the board ...
+    (S (NP (NP XX XX )NP XX (ADJP (NP XX XX )NP XX )ADJP XX )NP (VP XX ...
+
+The treebank is the user's own (LDC's Penn Treebank is licensed, never
+shipped): --tmp_dir names a directory of `.mrg` files, searched recursively
+(e.g. treebank_3/parsed/mrg/wsj). Which file goes to which split:
+  - standard (when any file is a WSJ section 02-23 file, `wsj_SSNN.mrg`
+    with SS the section): sections 02-21 train, 22 dev, 23 test; other
+    files (sections 00, 01, 24, other names) are not used.
+  - otherwise, any other directory of .mrg files: the files sorted by path,
+    the last tenth (at least one file) test, the tenth before it dev, the
+    rest train; with fewer than 3 files all of them are train. Whole files
+    go to one split, as whole sections do in the standard split.
+
+    t2t-datagen --problem=parsing_english_ptb16k --tmp_dir=treebank_3/parsed/mrg/wsj \\
+        --data_dir=DIR
+
+A decoded target goes back to a tree with `tree_string(source, decoded)`,
+which repairs unbalanced output (see `t2t_lite.data.trees.delinearize`).
+"""
+
+import os
+import re
+
+from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
+from t2t_lite.data.trees import PLACEHOLDER_TAG, delinearize, linearize, normalize, read_mrg_file
+from t2t_lite.errors import UserError
+from t2t_lite.registry import PROBLEMS
+
+TRAIN_SECTIONS = range(2, 22)
+DEV_SECTIONS = (22,)
+TEST_SECTIONS = (23,)
+
+# The PTB's constituent labels (Bies et al., 1995) once function tags are cut.
+CONSTITUENT_LABELS = (
+    "ADJP", "ADVP", "CONJP", "FRAG", "INTJ", "LST", "NAC", "NP", "NX", "PP", "PRN", "PRT",
+    "QP", "RRC", "S", "SBAR", "SBARQ", "SINV", "SQ", "UCP", "VP", "WHADJP", "WHADVP",
+    "WHNP", "WHPP", "X")
+
+WORD_START = "\u2581"  # SentencePiece's mark of a word's start ("▁").
+
+DROP_NO_WORDS = "tree without words (only traces)"
+
+_WSJ_FILE = re.compile(r"wsj_(\d\d)\d\d\.mrg", re.IGNORECASE)
+_DECODED_TOKEN = re.compile(r"[()][^\s()]*|[^\s()]+")
+# An optional bracket with the shortest label, then placeholders: "(NPXXXX", "XXXX".
+_GLUED_PLACEHOLDERS = re.compile(r"([()][^\s()]+?)?((?:%s)+)" % PLACEHOLDER_TAG)
+
+
+def find_mrg_files(directory):
+  """Every `.mrg` file under `directory` (recursively), sorted by path."""
+  paths = []
+  for root, _, names in os.walk(directory):
+    paths.extend(os.path.join(root, name) for name in names if name.lower().endswith(".mrg"))
+  return sorted(paths)
+
+
+def wsj_section(path):
+  """The WSJ section of `wsj_SSNN.mrg` (SS as an int), or None for other names."""
+  match = _WSJ_FILE.fullmatch(os.path.basename(path))
+  return int(match.group(1)) if match else None
+
+
+def split_files(paths):
+  """{"train": [...], "dev": [...], "test": [...]} of `paths` (see the module docstring)."""
+  paths = sorted(paths)
+  sections = {path: wsj_section(path) for path in paths}
+  standard = set(TRAIN_SECTIONS) | set(DEV_SECTIONS) | set(TEST_SECTIONS)
+  if any(section in standard for section in sections.values()):
+    return {split: [path for path in paths if sections[path] in chosen]
+            for split, chosen in (("train", TRAIN_SECTIONS), ("dev", DEV_SECTIONS),
+                                  ("test", TEST_SECTIONS))}
+  if len(paths) < 3:
+    return {"train": paths, "dev": [], "test": []}
+  tenth = max(1, len(paths) // 10)
+  train_end = len(paths) - 2 * tenth
+  return {"train": paths[:train_end], "dev": paths[train_end:train_end + tenth],
+          "test": paths[train_end + tenth:]}
+
+
+def decoded_tokens(text):
+  """The linearised tokens of a decoded target, also where the model glued them together.
+
+  Labels never hold brackets or end in `XX`, so glued tokens split apart:
+  `)NP(VP` -> `)NP`, `(VP`; `XXXX` -> `XX`, `XX`; `(NPXX` -> `(NP`, `XX`.
+  """
+  tokens = []
+  for token in _DECODED_TOKEN.findall(text):
+    match = _GLUED_PLACEHOLDERS.fullmatch(token)
+    if match and (match.group(1) or len(match.group(2)) > len(PLACEHOLDER_TAG)):
+      if match.group(1):
+        tokens.append(match.group(1))
+      tokens.extend([PLACEHOLDER_TAG] * (len(match.group(2)) // len(PLACEHOLDER_TAG)))
+    else:
+      tokens.append(token)
+  return tokens
+
+
+# Penn Treebank tags of punctuation words, which EVALB (COLLINS.prm) deletes by tag.
+PUNCTUATION_TAGS = {",": ",", ".": ".", "?": ".", "!": ".", ":": ":", ";": ":", "--": ":",
+                    "...": ":", "``": "``", "''": "''"}
+
+
+def punctuation_tags(words):
+  """Each word's tag for scoring: its Penn Treebank tag if it is punctuation, else `XX`.
+
+  The model predicts no tags, but EVALB deletes punctuation by tag: without these,
+  a decoded tree's length differs from the gold tree's wherever punctuation occurs.
+  """
+  return [PUNCTUATION_TAGS.get(word, PLACEHOLDER_TAG) for word in words]
+
+
+def target_symbols():
+  """The vocabulary's atomic pieces: every bracket token and `XX`, with and without "▁".
+
+  SentencePiece marks a word start with "▁" and, for a plain symbol, spends a
+  piece of its own on that mark: `▁ (NP ▁ XX`. The marked forms make each
+  linearised token a single piece, halving the target length; the plain
+  forms still cover tokens glued together without a space.
+  """
+  plain = (tuple("(" + label for label in CONSTITUENT_LABELS)
+           + tuple(")" + label for label in CONSTITUENT_LABELS) + (PLACEHOLDER_TAG,))
+  return tuple(WORD_START + symbol for symbol in plain) + plain
+
+
+@PROBLEMS.register(aliases=("parsing_english_ptb",))
+class ParsingEnglishPtb16k(TextPairProblem):
+  """Words -> linearised tree on the WSJ Penn Treebank; 16k shared vocabulary."""
+
+  vocab_size = 16384
+  shared_vocab = True
+  user_defined_symbols = target_symbols()
+  # Paper: beam 21, alpha 0.3, max output length input + 300.
+  decode_defaults = DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300)
+
+  def text_pairs(self, split, sources):
+    """Yields (words, linearised tree) for each tree of the split's files."""
+    if sources.files or sources.tsv:
+      raise UserError(f"{self.name} reads Penn Treebank .mrg files from --tmp_dir, not "
+                      f"--{{train,dev,test}}_{{source,target,tsv}} files")
+    paths = find_mrg_files(sources.tmp_dir)
+    if not paths:
+      raise UserError(f"{self.name}: no .mrg files under {sources.tmp_dir}; pass "
+                      f"--tmp_dir=<your Penn Treebank's directory of .mrg files, e.g. "
+                      f"treebank_3/parsed/mrg/wsj>")
+    for path in split_files(paths)[split]:
+      for number, tree in enumerate(read_mrg_file(path), start=1):
+        try:
+          words, tokens = linearize(normalize(tree))
+        except ValueError as error:  # E.g. a wrapper holding several trees.
+          raise UserError(f"{path}: tree {number}: {error}; fix the bracketing there") from None
+        if not words:
+          yield Drop(DROP_NO_WORDS)
+          continue
+        yield " ".join(words), " ".join(tokens)
+
+  def decoded_text(self, source_text, decoded_text):
+    """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""
+    return self.tree_string(source_text, decoded_text, punctuation_tags(source_text.split()))
+
+  def tree_string(self, source_text, decoded_text, tags=None):
+    """The bracketed tree (one line, EVALB's input) of a decoded target over the source words.
+
+    Every source word appears exactly once, in order, under `XX` (or under
+    `tags[i]`, e.g. gold POS tags, which EVALB needs to delete punctuation);
+    malformed output is repaired by `delinearize`.
+    """
+    return delinearize(source_text.split(), decoded_tokens(decoded_text), tags).to_string()

@@ -1,0 +1,173 @@
+"""Data generation: a problem's text pairs -> SentencePiece vocabulary -> sharded TFRecords.
+
+Order of work, so that an interrupted run leaves nothing trusted: remove the
+problem's split markers, write the vocabulary (atomically), then per split
+write the shards under temporary names, rename them, and write the marker
+last. A marker records the vocabulary's digest; readers check it.
+"""
+
+import collections
+import hashlib
+import itertools
+import os
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from t2t_lite.data import records
+from t2t_lite.data.problem import Drop
+from t2t_lite.data.report import DatagenSummary, Progress, SplitSummary, VocabSummary
+from t2t_lite.data.vocabulary import train_sentencepiece
+from t2t_lite.errors import UserError
+
+ENCODE_BATCH = 1024  # Pairs encoded per call of the tokenizer.
+
+
+def vocab_paths(problem, data_dir):
+  """(input model path, target model path) of `problem` in `data_dir`."""
+  if problem.shared_vocab:
+    path = os.path.join(data_dir, f"vocab.{problem.name}.model")
+    return path, path
+  return (os.path.join(data_dir, f"vocab.{problem.name}.inputs.model"),
+          os.path.join(data_dir, f"vocab.{problem.name}.targets.model"))
+
+
+def vocab_digest(problem, data_dir):
+  """SHA-256 over the problem's vocabulary file(s); UserError when one is missing."""
+  digest = hashlib.sha256()
+  for path in sorted(set(vocab_paths(problem, data_dir))):
+    if not os.path.isfile(path):
+      raise UserError(f"no vocabulary at {path}; run t2t-datagen --problem={problem.name} "
+                      f"--data_dir={data_dir} first")
+    with open(path, "rb") as f:
+      digest.update(f.read())
+  return digest.hexdigest()
+
+
+def read_split_info(problem, split, data_dir):
+  """The split's `SplitInfo`; UserError unless it is complete and matches the vocabulary."""
+  return records.require_split(data_dir, problem.name, split, vocab_digest(problem, data_dir))
+
+
+def generate(problem, data_dir, sources, *, vocab_size, progress):
+  """Writes the vocabulary and every split of `problem`; returns a `DatagenSummary`."""
+  if not isinstance(vocab_size, int) or vocab_size < 1:
+    raise UserError(f"vocab_size={vocab_size} must be a positive integer")
+  os.makedirs(data_dir, exist_ok=True)
+  for split in problem.splits:
+    records.remove_split(data_dir, problem.name, split)
+  vocab_summary = _write_vocabularies(problem, data_dir, sources, vocab_size, progress)
+  input_vocab, target_vocab = problem.vocabularies(data_dir)
+  digest = vocab_digest(problem, data_dir)
+  splits = [_write_split(problem, split, data_dir, sources, input_vocab, target_vocab, digest,
+                         progress) for split in problem.splits]
+  return DatagenSummary(problem.name, data_dir, vocab_summary, splits)
+
+
+def clean_pairs(problem, split, sources, counts):
+  """Yields stripped non-empty (source, target) pairs of `problem.text_pairs`.
+
+  counts: a Counter updated with "read" (items the problem yielded) and one
+  entry per reason a pair was dropped.
+  """
+  for item in problem.text_pairs(split, sources):
+    counts["read"] += 1
+    if isinstance(item, Drop):
+      counts[item.reason] += 1
+      continue
+    source, target = (text.strip() for text in item)
+    if not source or not target:
+      counts["empty source and target" if not (source or target)
+             else "empty source" if not source else "empty target"] += 1
+      continue
+    yield source, target
+
+
+def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
+  input_path, target_path = vocab_paths(problem, data_dir)
+  start = time.time()
+  if problem.shared_vocab:
+    sides = {input_path: (0, 1)}
+  else:
+    sides = {input_path: (0,), target_path: (1,)}
+  sentences = collections.Counter()
+  for path, columns in sides.items():
+    bar = Progress(f"vocabulary {os.path.basename(path)}: reading train", progress)
+    counts = collections.Counter()
+
+    def texts():
+      for pair in clean_pairs(problem, "train", sources, counts):
+        bar.update(counts["read"])
+        for column in columns:
+          sentences[path] += 1
+          yield pair[column]
+
+    stream = texts()
+    first = next(stream, None)
+    if first is None:
+      bar.close()
+      raise UserError(f"problem {problem.name} gave no usable training pairs "
+                      f"({_describe(counts)}); check its train files or downloads")
+    model = train_sentencepiece(itertools.chain([first], stream), vocab_size,
+                                user_defined_symbols=problem.user_defined_symbols)
+    bar.close()
+    records.write_bytes_atomic(path, model)
+  return VocabSummary(paths=sorted(set((input_path, target_path))), size=vocab_size,
+                      shared=problem.shared_vocab, sentences=sum(sentences.values()),
+                      seconds=time.time() - start)
+
+
+def _write_split(problem, split, data_dir, sources, input_vocab, target_vocab, digest,
+                 progress):
+  start = time.time()
+  counts = collections.Counter()
+  input_lengths, target_lengths = [], []
+  paths = records.shard_paths(data_dir, problem.name, split, problem.record_shards.get(split, 1))
+  bar = Progress(f"{split}: writing", progress)
+  with records.ShardWriter(paths) as writer:
+    for batch in _batches(clean_pairs(problem, split, sources, counts), ENCODE_BATCH):
+      inputs = _encode(input_vocab, [source for source, _ in batch])
+      targets = _encode(target_vocab, [target for _, target in batch])
+      for input_ids, target_ids in zip(inputs, targets):
+        writer.write(records.serialize(input_ids, target_ids))
+        input_lengths.append(len(input_ids))
+        target_lengths.append(len(target_ids))
+      bar.update(counts["read"], len(input_lengths))
+    writer.commit()
+  bar.close()
+  summary = SplitSummary.from_lengths(split, counts, np.array(input_lengths, np.int64),
+                                      np.array(target_lengths, np.int64), time.time() - start)
+  longest = np.maximum(input_lengths, target_lengths) if input_lengths else np.zeros(0, np.int64)
+  values, frequencies = np.unique(longest, return_counts=True)
+  info = records.SplitInfo(
+      problem=problem.name, split=split, files=tuple(paths), examples=len(input_lengths),
+      length_counts={int(v): int(n) for v, n in zip(values, frequencies)},
+      vocab_digest=digest, summary=summary.to_dict())
+  records.write_text_atomic(records.marker_path(data_dir, problem.name, split),
+                            info.to_json(data_dir))
+  return summary
+
+
+def _describe(counts):
+  read = counts["read"]
+  drops = ", ".join(f"{n} {reason}" for reason, n in counts.items() if reason != "read")
+  return f"{read} read" + (f", dropped: {drops}" if drops else "")
+
+
+def _batches(iterable, size):
+  batch = []
+  for item in iterable:
+    batch.append(item)
+    if len(batch) == size:
+      yield batch
+      batch = []
+  if batch:
+    yield batch
+
+
+def _encode(vocab, texts):
+  """Texts -> a list of numpy id arrays, each ending with EOS."""
+  ids = vocab.encode(tf.constant(texts))  # [batch, (length)]
+  flat, splits = ids.flat_values.numpy(), ids.row_splits.numpy()
+  return [flat[splits[i]:splits[i + 1]] for i in range(len(texts))]

@@ -1,0 +1,76 @@
+"""The tf.data input pipeline: shards of records -> shuffled, filtered, token-bucketed batches."""
+
+from absl import logging
+import tensorflow as tf
+
+from t2t_lite.data import batching, records
+from t2t_lite.errors import UserError
+
+SHUFFLE_EXAMPLES = 16384  # Examples in the shuffle buffer before bucketing.
+SHUFFLE_BATCHES = 64      # Batches in the shuffle buffer after bucketing (mixes lengths).
+DEFAULT_SEED = 0          # The seed of deterministic mode when none is given.
+
+
+def make_dataset(info, hparams, *, training, shuffle, deterministic, num_shards, shard_index,
+                 seed, repeat, pad_to_bucket_boundary=False):
+  """Batches of one generated split; see `TextPairProblem.dataset` for the contract.
+
+  info: the split's `records.SplitInfo`.
+  Returns a tf.data.Dataset of {"inputs": [batch, s] int32, "targets": [batch, t] int32}.
+  """
+  _check_sharding(num_shards, shard_index)
+  if info.examples == 0:
+    raise UserError(f"split '{info.split}' of problem {info.problem} has no examples; give "
+                    f"t2t-datagen text for it")
+  if deterministic and seed is None:
+    seed = DEFAULT_SEED
+  max_length = hparams.max_length
+  if training:
+    _report_long_examples(info, max_length)
+  else:
+    max_length = max(max_length, info.longest)  # Eval keeps every example.
+
+  files = tf.data.Dataset.from_tensor_slices(list(info.files))
+  shard_files = len(info.files) % num_shards == 0
+  if shard_files:  # Each worker reads whole files: cheaper than skipping records.
+    files = files.shard(num_shards, shard_index)
+  if shuffle:
+    files = files.shuffle(len(info.files), seed=seed, reshuffle_each_iteration=True)
+  serialized = records.read_serialized(files, deterministic=deterministic,
+                                       cycle_length=min(len(info.files), 16))
+  if not shard_files:
+    serialized = serialized.shard(num_shards, shard_index)
+  examples = records.parse_dataset(serialized, deterministic=deterministic)
+  if training:
+    examples = examples.filter(lambda ex: batching.example_length(ex) <= max_length)
+  if shuffle:
+    examples = examples.shuffle(SHUFFLE_EXAMPLES, seed=seed, reshuffle_each_iteration=True)
+  if repeat:
+    examples = examples.repeat()
+  batches = batching.batch_by_tokens(examples, hparams.batch_size, max_length,
+                                     pad_to_bucket_boundary=pad_to_bucket_boundary)
+  if shuffle:
+    batches = batches.shuffle(SHUFFLE_BATCHES, seed=seed, reshuffle_each_iteration=True)
+  batches = batches.prefetch(tf.data.AUTOTUNE)
+  options = tf.data.Options()
+  options.deterministic = deterministic
+  return batches.with_options(options)
+
+
+def _check_sharding(num_shards, shard_index):
+  if num_shards < 1 or not 0 <= shard_index < num_shards:
+    raise UserError(f"input sharding num_shards={num_shards}, shard_index={shard_index} is "
+                    f"invalid; need num_shards >= 1 and 0 <= shard_index < num_shards")
+
+
+def _report_long_examples(info, max_length):
+  """Logs how many training examples exceed max_length; UserError when all of them do."""
+  dropped = info.count_longer_than(max_length)
+  if dropped == info.examples:
+    raise UserError(f"every '{info.split}' example of {info.problem} is longer than "
+                    f"max_length={max_length} tokens; raise it with --hparams=max_length=N")
+  if dropped:
+    logging.warning("%s %s: training skips %d of %d examples (%.2f%%) longer than "
+                    "max_length=%d tokens (in the whole split, before input sharding)",
+                    info.problem, info.split, dropped, info.examples,
+                    100.0 * dropped / info.examples, max_length)

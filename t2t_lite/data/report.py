@@ -1,0 +1,134 @@
+"""What t2t-datagen tells the user: a progress line while it reads, a summary at the end."""
+
+import dataclasses
+import os
+import sys
+import time
+
+import numpy as np
+
+PERCENTILES = (50, 90, 99)
+
+
+@dataclasses.dataclass
+class SplitSummary:
+  """One split: pairs read, dropped (by reason), examples written, tokens, length percentiles.
+
+  Lengths count tokens with EOS; percentiles are {"p50", "p90", "p99", "max"}.
+  """
+  split: str
+  pairs_read: int
+  dropped: dict
+  examples: int
+  input_tokens: int
+  target_tokens: int
+  input_lengths: dict
+  target_lengths: dict
+  seconds: float
+
+  @classmethod
+  def from_lengths(cls, split, counts, input_lengths, target_lengths, seconds):
+    """counts: Counter with "read" and drop reasons; lengths: [examples] int arrays."""
+    return cls(split=split, pairs_read=counts["read"],
+               dropped={k: v for k, v in sorted(counts.items()) if k != "read"},
+               examples=len(input_lengths), input_tokens=int(input_lengths.sum()),
+               target_tokens=int(target_lengths.sum()),
+               input_lengths=_percentiles(input_lengths),
+               target_lengths=_percentiles(target_lengths), seconds=seconds)
+
+  def to_dict(self):
+    return dataclasses.asdict(self)
+
+
+def _percentiles(lengths):
+  if not len(lengths):
+    return {}
+  values = np.percentile(lengths, PERCENTILES, method="inverted_cdf")
+  result = {f"p{p}": int(v) for p, v in zip(PERCENTILES, values)}
+  result["max"] = int(lengths.max())
+  return result
+
+
+@dataclasses.dataclass
+class VocabSummary:
+  paths: list
+  size: int
+  shared: bool
+  sentences: int
+  seconds: float
+
+
+@dataclasses.dataclass
+class DatagenSummary:
+  """The result of `TextPairProblem.generate_data`; `str()` is the printed report."""
+  problem: str
+  data_dir: str
+  vocab: VocabSummary
+  splits: list
+
+  def split(self, name):
+    return next(s for s in self.splits if s.split == name)
+
+  def __str__(self):
+    names = ", ".join(os.path.basename(p) for p in self.vocab.paths)
+    lines = [
+        f"{self.problem} -> {self.data_dir}",
+        f"vocabulary: {names}: {self.vocab.size} pieces (BPE, "
+        f"{'shared by inputs and targets' if self.vocab.shared else 'inputs and targets apart'}"
+        f"), trained on {self.vocab.sentences:,} sentences in {self.vocab.seconds:.1f}s",
+    ]
+    header = ("split", "read", "dropped", "examples", "input tokens", "target tokens",
+              "input len p50/p90/p99/max", "target len p50/p90/p99/max", "time")
+    rows = [header] + [(
+        s.split, f"{s.pairs_read:,}", f"{sum(s.dropped.values()):,}", f"{s.examples:,}",
+        f"{s.input_tokens:,}", f"{s.target_tokens:,}", _lengths(s.input_lengths),
+        _lengths(s.target_lengths), f"{s.seconds:.1f}s") for s in self.splits]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines += ["  ".join(cell.rjust(w) if i else cell.ljust(w)
+                        for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+              for row in rows]
+    for s in self.splits:
+      if s.dropped:
+        reasons = ", ".join(f"{n:,} {reason}" for reason, n in s.dropped.items())
+        lines.append(f"dropped from {s.split}: {reasons}")
+      if not s.examples:
+        why = "every pair was dropped" if s.pairs_read else "no text was given for it"
+        lines.append(f"{s.split}: no examples ({why})")
+    return "\n".join(lines)
+
+
+def _lengths(p):
+  return "/".join(str(p[k]) for k in ("p50", "p90", "p99", "max")) if p else "-"
+
+
+class Progress:
+  """A progress line on stderr, redrawn at most 5 times a second on a terminal.
+
+  Off a terminal (a log file) it writes a line every 30 seconds instead.
+  """
+
+  def __init__(self, label, enabled=True, stream=None):
+    self.label = label
+    self.stream = stream or sys.stderr
+    self.enabled = enabled
+    self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+    self.start = self._last = time.time()
+    self._text = ""
+
+  def update(self, read, written=None):
+    if not self.enabled:
+      return
+    now = time.time()
+    if now - self._last < (0.2 if self.tty else 30.0):
+      return
+    self._last = now
+    rate = read / max(now - self.start, 1e-9)
+    self._text = f"{self.label}: {read:,} pairs read" + (
+        f", {written:,} written" if written is not None else "") + f" ({rate:,.0f}/s)"
+    self.stream.write(("\r" + self._text + "\x1b[K") if self.tty else self._text + "\n")
+    self.stream.flush()
+
+  def close(self):
+    if self.tty and self._text:
+      self.stream.write("\r\x1b[K")
+      self.stream.flush()

@@ -1,0 +1,68 @@
+"""Reading a parallel corpus from local text files, with one-line errors for bad files.
+
+Two layouts: line-aligned files (line i of the source translates line i of
+the target), and TSV (`source<TAB>target` per line). Lines come back without
+their line ending; empty lines are not errors here (the Problem drops and
+counts them). Text must be UTF-8; an error names the file and 1-based line.
+"""
+
+import os
+
+from t2t_lite.errors import UserError
+
+
+def read_lines(path):
+  """Yields each line of a UTF-8 text file without its line ending ("\\n" or "\\r\\n")."""
+  if not os.path.isfile(path):
+    raise UserError(f"{path}: no such file; check the path")
+  with open(path, "rb") as f:
+    for number, raw in enumerate(f, start=1):
+      try:
+        line = raw.decode("utf-8")
+      except UnicodeDecodeError as error:
+        raise UserError(f"{path}:{number}: invalid UTF-8 (byte {error.start + 1} of the line); "
+                        f"convert the file to UTF-8, e.g. with iconv") from None
+      yield line.rstrip("\r\n")
+
+
+def count_lines(path):
+  """The number of lines of a file (a last line without "\\n" counts)."""
+  count, last = 0, b"\n"
+  with open(path, "rb") as f:
+    for block in iter(lambda: f.read(1 << 20), b""):
+      count += block.count(b"\n")
+      last = block[-1:]
+  return count + (last != b"\n")
+
+
+def read_parallel_files(source_path, target_path):
+  """Yields (source_line, target_line) from two line-aligned UTF-8 files.
+
+  Both files are checked to exist and to have the same number of lines before
+  the first pair is yielded.
+  """
+  for path in (source_path, target_path):
+    if not os.path.isfile(path):
+      raise UserError(f"{path}: no such file; check the path")
+  source_count, target_count = count_lines(source_path), count_lines(target_path)
+  if source_count != target_count:
+    raise UserError(f"line counts differ: {source_path} has {source_count} lines but "
+                    f"{target_path} has {target_count}; the files must be line-aligned")
+  yield from zip(read_lines(source_path), read_lines(target_path))
+
+
+def read_tsv(path):
+  """Yields (source, target) from a UTF-8 file of `source<TAB>target` lines.
+
+  A non-empty line without exactly one tab is an error naming file and line;
+  an empty line gives ("", "").
+  """
+  for number, line in enumerate(read_lines(path), start=1):
+    if not line.strip():
+      yield "", ""
+      continue
+    fields = line.split("\t")
+    if len(fields) != 2:
+      raise UserError(f"{path}:{number}: expected source<TAB>target (one tab), found "
+                      f"{len(fields) - 1} tabs; fix or remove the line")
+    yield fields[0], fields[1]

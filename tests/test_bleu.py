@@ -1,0 +1,204 @@
+"""BLEU: sacrebleu's own numbers, tensor2tensor's compound splitting, t2t-bleu end to end."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import sacrebleu
+
+from t2t_lite.errors import UserError
+from t2t_lite.metrics.bleu import (bleu_report, compound_split_bleu, paper_tokenize,
+                                   read_text_file, sacre_bleu, score_files, split_compounds)
+
+NEWSTEST2014_DE = os.path.join("wmt14", "newstest2014-full.en-de.de")
+T2T_BLEU = os.path.join(os.path.dirname(sys.executable), "t2t-bleu")
+LABELS = ("sacreBLEU (cased)", "sacreBLEU (uncased)",
+          "tokenized BLEU, compound-split (paper-comparable)")
+
+
+@pytest.fixture(scope="module")
+def reference_path(shared_data):
+  return os.path.join(shared_data, NEWSTEST2014_DE)
+
+
+@pytest.fixture(scope="module")
+def reference(reference_path):
+  return read_text_file(reference_path, "reference file")
+
+
+def perturb(line):
+  """A translation with errors: every fifth word dropped, the second and third swapped."""
+  words = [word for index, word in enumerate(line.split()) if index % 5 != 4]
+  if len(words) > 2:
+    words[1], words[2] = words[2], words[1]
+  return " ".join(words)
+
+
+def test_reference_against_itself_scores_100(reference):
+  report = bleu_report(reference, [reference])
+  scores = [bleu.score for bleu in (report.cased, report.uncased, report.compound_split)]
+  assert scores == pytest.approx([100.0, 100.0, 100.0], abs=1e-9)
+
+
+def test_perturbed_scores_are_sacrebleus_own(reference):
+  hypotheses = [perturb(line) for line in reference]
+  report = bleu_report(hypotheses, [reference])
+  assert 30 < report.cased.score < 90
+  assert report.cased.score == sacrebleu.corpus_bleu(hypotheses, [reference]).score
+  assert report.uncased.score == sacrebleu.corpus_bleu(hypotheses, [reference],
+                                                       lowercase=True).score
+  assert report.compound_split.score == sacrebleu.corpus_bleu(
+      [paper_tokenize(line) for line in hypotheses], [[paper_tokenize(line) for line in reference]],
+      tokenize="none", smooth_method="none", force=True).score
+  version = sacrebleu.__version__
+  assert report.cased.signature == f"nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:{version}"
+  assert report.uncased.signature == f"nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:{version}"
+  assert report.compound_split.signature == (
+      "nrefs:1|case:mixed|eff:no|tok:13a-approximating-moses+compound-split|smooth:none|"
+      f"version:{version}")
+  lines = str(report).splitlines()
+  assert [line.split("  ")[0] for line in lines] == list(LABELS)
+  assert f"  {report.cased.score:.2f}  nrefs:1|case:mixed" in lines[0]
+
+
+def test_cased_and_uncased_differ_on_a_lowercased_hypothesis(reference):
+  lowercased = [line.lower() for line in reference]
+  assert sacre_bleu(lowercased, [reference], lowercase=True).score == pytest.approx(100.0)
+  cased = sacre_bleu(lowercased, [reference]).score
+  assert cased == sacrebleu.corpus_bleu(lowercased, [reference]).score
+  assert cased < 90
+
+
+@pytest.mark.parametrize("line, split", [
+    ("a-b", "a ##AT##-##AT## b"),
+    ("ein well-known Fall", "ein well ##AT##-##AT## known Fall"),
+    ("a-b-c", "a ##AT##-##AT## b-c"),               # perl's g: `b` was consumed by `a-b`.
+    ("a-b-c-d", "a ##AT##-##AT## b-c ##AT##-##AT## d"),
+    ("x--y", "x ##AT##-##AT## -y"),
+    ("worden - in", "worden - in"),                   # A standalone hyphen stays.
+    ("-a- Verkehrs- und", "-a- Verkehrs- und"),
+    ("70-minütige", "70 ##AT##-##AT## minütige"),
+])
+def test_split_compounds_examples(line, split):
+  assert split_compounds(line) == split
+
+
+def test_split_compounds_equals_the_perl_one_liner_on_newstest(reference):
+  if shutil.which("perl") is None:
+    pytest.skip("perl is not installed")
+  lines = reference + [paper_tokenize(line) for line in reference] + [
+      "é-ü\u00a0-x a-\u00a0b Straßen-Bahn-Linie"]  # Non-ASCII: perl's \S reads bytes.
+  text = "\n".join(lines) + "\n"
+  perl = subprocess.run(["perl", "-ple", "s{(\\S)-(\\S)}{$1 ##AT##-##AT## $2}g"],
+                        input=text.encode("utf-8"), capture_output=True, check=True)
+  assert perl.stdout.decode("utf-8").splitlines() == [split_compounds(line) for line in lines]
+
+
+def test_paper_tokenize_is_13a_then_compound_splitting():
+  assert paper_tokenize("Die 70-minütige Performance kostet 3,5 Mio. Euro - oder mehr?") == (
+      "Die 70 - minütige Performance kostet 3,5 Mio . Euro - oder mehr ?")
+  assert paper_tokenize("Er sagte: „Das ist gut-gemeint.“") == (
+      "Er sagte : „Das ist gut ##AT##-##AT## gemeint . “")
+  split = compound_split_bleu(["Das ist gut-gemeint und gut-gemacht ."],
+                              [["Das ist gut-gemeint und gut-gemacht ."]])
+  assert split.details.sys_len == 10 and split.score == pytest.approx(100.0)
+
+
+def test_several_references_take_the_best_match(reference):
+  hypotheses = reference[:200]
+  other = [perturb(line) for line in hypotheses]
+  report = bleu_report(hypotheses, [other, hypotheses])
+  assert report.cased.score == report.compound_split.score == pytest.approx(100.0)
+  assert report.cased.signature.startswith("nrefs:2|")
+
+
+@pytest.mark.parametrize("references, message", [
+    (["a", "b"], "references must be a non-empty list of reference streams"),
+    ([["a"]], "reference stream 1 has 1 lines but there are 2 hypotheses"),
+])
+def test_malformed_streams_are_value_errors(references, message):
+  with pytest.raises(ValueError, match=message):
+    bleu_report(["a", "b"], references)
+
+
+def write(path, data):
+  path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+  return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+  """Paths of small translation and reference files, good and bad."""
+  return {
+      "ref": write(tmp_path / "ref.de", "Guten Morgen .\nDas ist gut-gemeint .\nEnde .\n"),
+      "hyp": write(tmp_path / "hyp.de", "Guten Morgen .\nDas ist gut .\nEnde .\n"),
+      "short": write(tmp_path / "short.de", "Guten Morgen .\nEnde .\n"),
+      "latin1": write(tmp_path / "latin1.de", b"Guten Morgen .\nFu\xdfg\xe4nger .\nEnde .\n"),
+      "empty": write(tmp_path / "empty.de", b""),
+      "missing": str(tmp_path / "missing.de"),
+  }
+
+
+@pytest.mark.parametrize("translation, references, message", [
+    ("missing", ["ref"], "translation file {missing}: no such file"),
+    ("hyp", ["ref", "missing"], "reference file {missing}: no such file"),
+    ("short", ["ref"], "line counts differ: translation file {short} has 2 lines but reference "
+                       "file {ref} has 3;"),
+    ("latin1", ["ref"], "{latin1}:2: invalid UTF-8"),
+    ("empty", ["ref"], "translation file {empty} is empty"),
+])
+def test_file_errors_are_one_line_user_errors(files, translation, references, message):
+  with pytest.raises(UserError) as info:
+    score_files(files[translation], [files[name] for name in references])
+  assert str(info.value).startswith(message.format(**files))
+  assert "\n" not in str(info.value)
+
+
+def test_score_files_reads_what_bleu_report_scores(files):
+  report = score_files(files["hyp"], [files["ref"]])
+  hypotheses = ["Guten Morgen .", "Das ist gut .", "Ende ."]
+  references = ["Guten Morgen .", "Das ist gut-gemeint .", "Ende ."]
+  assert report == bleu_report(hypotheses, [references])
+
+
+def run_cli(*args):
+  """t2t-bleu as a user runs it; each run loads TensorFlow (about 7 s here)."""
+  result = subprocess.run([T2T_BLEU, *args], capture_output=True, text=True, timeout=300)
+  return result.returncode, result.stdout, result.stderr
+
+
+def test_cli_prints_the_three_labelled_scores(tmp_path, reference, reference_path):
+  hypotheses = [perturb(line) for line in reference]
+  translation = write(tmp_path / "perturbed.de", "".join(line + "\n" for line in hypotheses))
+  code, out, err = run_cli(f"--translation={translation}", f"--reference={reference_path}")
+  assert code == 0, err
+  assert out.splitlines() == bleu_report(hypotheses, [reference]).lines()
+  assert [line.split("  ")[0] for line in out.splitlines()] == list(LABELS)
+
+
+@pytest.mark.parametrize("translation, message", [
+    ("missing", "translation file {missing}: no such file"),
+    ("short", "line counts differ: translation file {short} has 3002 lines but reference file "
+              "{reference} has 3003;"),
+    ("latin1", "{latin1}:2: invalid UTF-8"),
+    ("empty", "translation file {empty} is empty"),
+    (None, "--translation=FILE is required"),
+])
+def test_cli_errors_are_one_line(tmp_path, reference, reference_path, translation, message):
+  paths = {
+      "missing": str(tmp_path / "missing.de"),
+      "short": write(tmp_path / "short.de", "".join(line + "\n" for line in reference[:-1])),
+      "latin1": write(tmp_path / "latin1.de", b"Guten Morgen .\nFu\xdfg\xe4nger .\n"),
+      "empty": write(tmp_path / "empty.de", b""),
+  }
+  args = [f"--reference={reference_path}"]
+  if translation:
+    args.append(f"--translation={paths[translation]}")
+  code, _, err = run_cli(*args)
+  assert code == 2
+  assert "Traceback" not in err
+  last_line = err.strip().splitlines()[-1]
+  assert last_line.startswith("t2t-bleu: error: " + message.format(reference=reference_path,
+                                                                     **paths))

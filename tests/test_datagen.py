@@ -1,0 +1,259 @@
+"""Datagen end to end: text -> vocabulary + records -> pipeline -> ids -> the same text.
+
+Also: drops are counted, bad input gives one line, and an interrupted run
+leaves nothing that a reader or a later run trusts.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import tensorflow as tf
+
+from t2t_lite.data import records
+from t2t_lite.data.problem import Drop, Sources, TextPairProblem
+from t2t_lite.errors import UserError
+from t2t_lite.hparams import HParams
+
+BIN = os.path.dirname(sys.executable)
+PROBLEM = "translate_from_files"
+TRAIN_LINES = 2000
+
+
+def run(tool, *args):
+  result = subprocess.run([os.path.join(BIN, tool), *args], capture_output=True, text=True,
+                          timeout=300)
+  return result.returncode, result.stdout, result.stderr
+
+
+def tool_lines(stderr, tool):
+  """The tool's own lines on stderr (TensorFlow's start-up messages left out)."""
+  return [line for line in stderr.splitlines() if line.startswith(f"{tool}:")]
+
+
+def head(path, lines, out):
+  with open(path, encoding="utf-8") as f, open(out, "w", encoding="utf-8") as g:
+    for _ in range(lines):
+      g.write(f.readline())
+  return str(out)
+
+
+@pytest.fixture(scope="module")
+def europarl(shared_data, tmp_path_factory):
+  """t2t-datagen run as a user: 2,000 Europarl en-de pairs, newstest2013 as dev."""
+  tmp = tmp_path_factory.mktemp("europarl")
+  europarl = os.path.join(shared_data, "europarl", "europarl-v7.de-en.first20k")
+  news = os.path.join(shared_data, "wmt14", "newstest2013")
+  data_dir = str(tmp / "data")
+  code, out, err = run("t2t-datagen", f"--problem={PROBLEM}", f"--data_dir={data_dir}",
+                       f"--tmp_dir={tmp / 'tmp'}",
+                       f"--train_source={head(europarl + '.en', TRAIN_LINES, tmp / 'train.en')}",
+                       f"--train_target={head(europarl + '.de', TRAIN_LINES, tmp / 'train.de')}",
+                       f"--dev_source={news}.en", f"--dev_target={news}.de",
+                       "--vocab_size=4000")
+  assert code == 0, err
+  return data_dir, out, news
+
+
+def problem():
+  import t2t_lite.problems  # noqa: F401 (registers translate_from_files)
+  from t2t_lite.registry import PROBLEMS
+  return PROBLEMS[PROBLEM]()
+
+
+def test_datagen_prints_a_summary(europarl):
+  _, out, _ = europarl
+  print(out)
+  lines = out.splitlines()
+  assert lines[0].startswith(f"{PROBLEM} -> ")
+  assert "4000 pieces" in lines[1] and "shared by inputs and targets" in lines[1]
+  train = next(line for line in lines if line.startswith("train "))
+  dev = next(line for line in lines if line.startswith("dev "))
+  assert "2,000" in train and "3,000" in dev
+  assert "p50/p90/p99/max" in out
+
+
+def test_real_sentences_round_trip_through_records_and_pipeline(europarl):
+  data_dir, _, news = europarl
+  task = problem()
+  assert task.vocab_sizes(data_dir) == (4000, 4000)
+  input_vocab, target_vocab = task.vocabularies(data_dir)
+  hparams = HParams(batch_size=4096, max_length=256)
+  pairs = []
+  for batch in task.dataset("dev", data_dir, hparams, training=False):
+    sources = input_vocab.decode(batch["inputs"]).numpy()  # [batch] strings
+    targets = target_vocab.decode(batch["targets"]).numpy()
+    pairs.extend(zip((s.decode("utf-8") for s in sources), (t.decode("utf-8") for t in targets)))
+  with open(news + ".en", encoding="utf-8") as en, open(news + ".de", encoding="utf-8") as de:
+    expected = [(s.strip(), t.strip()) for s, t in zip(en, de)]
+  assert sorted(pairs) == sorted(expected)
+  assert any("ü" in t for _, t in pairs) and any('"' in s for s, _ in pairs)
+
+
+def test_training_batches_of_real_data_are_deterministic(europarl):
+  data_dir, _, _ = europarl
+  hparams = HParams(batch_size=1024, max_length=64)
+
+  def run_once():
+    dataset = problem().dataset("train", data_dir, hparams, training=True, deterministic=True,
+                                seed=5)
+    return [tf.io.serialize_tensor(b["inputs"]).numpy() for b in dataset.take(12)]
+  assert run_once() == run_once()
+  info = problem().split_info("train", data_dir)
+  assert info.examples == TRAIN_LINES and 0 < info.count_longer_than(64) < TRAIN_LINES
+
+
+class TinyCorpus(TextPairProblem):
+  """Pairs from Sources.tsv, so tests can give it any text."""
+  vocab_size = 300
+  record_shards = {"train": 2, "dev": 1, "test": 1}
+
+  def text_pairs(self, split, sources):
+    from t2t_lite.data.text_files import read_tsv
+    if split in sources.tsv:
+      yield from read_tsv(sources.tsv[split])
+
+
+def tiny_sources(tmp_path, lines=200):
+  text = "".join(f"the number {i} is here\tdie Nummer {i} ist hier\n" for i in range(lines))
+  (tmp_path / "train.tsv").write_text(text + "\tnur Ziel\nonly source\t \n\n  \t  \n",
+                                      encoding="utf-8")
+  (tmp_path / "dev.tsv").write_text(text[:500], encoding="utf-8")
+  return Sources(tmp_dir=str(tmp_path), tsv={"train": str(tmp_path / "train.tsv"),
+                                             "dev": str(tmp_path / "dev.tsv")})
+
+
+def test_empty_lines_and_drops_are_counted_with_reasons(tmp_path):
+  class WithDrops(TinyCorpus):
+    def text_pairs(self, split, sources):
+      yield from super().text_pairs(split, sources)
+      if split == "train":
+        yield Drop("unparsable tree")
+
+  summary = WithDrops().generate_data(str(tmp_path / "data"), tiny_sources(tmp_path),
+                                      progress=False)
+  train = summary.split("train")
+  assert train.pairs_read == 205 and train.examples == 200
+  assert train.dropped == {"empty source": 1, "empty target": 1, "empty source and target": 2,
+                           "unparsable tree": 1}
+  text = str(summary)
+  assert ("dropped from train: 1 empty source, 2 empty source and target, 1 empty target, "
+          "1 unparsable tree") in text
+  assert "test: no examples" in text
+  assert train.input_lengths["max"] >= train.input_lengths["p99"] >= train.input_lengths["p50"]
+
+
+def test_separate_vocabularies(tmp_path):
+  class Apart(TinyCorpus):
+    shared_vocab = False
+
+  data_dir = str(tmp_path / "data")
+  Apart().generate_data(data_dir, tiny_sources(tmp_path), vocab_size=280, progress=False)
+  inputs, targets = Apart().vocab_paths(data_dir)
+  assert inputs != targets and os.path.isfile(inputs) and os.path.isfile(targets)
+  assert Apart().vocab_sizes(data_dir) == (280, 280)
+  input_vocab, target_vocab = Apart().vocabularies(data_dir)
+  batch = next(iter(Apart().dataset("dev", data_dir, HParams(batch_size=512), training=False)))
+  assert target_vocab.decode(batch["targets"][:1]).numpy()[0].startswith(b"die Nummer")
+  assert input_vocab.decode(batch["inputs"][:1]).numpy()[0].startswith(b"the number")
+
+
+def test_missing_data_says_to_run_datagen(tmp_path):
+  with pytest.raises(UserError, match=f"run t2t-datagen --problem={PROBLEM}"):
+    problem().vocab_sizes(str(tmp_path))
+  with pytest.raises(UserError, match="run t2t-datagen"):
+    problem().dataset("train", str(tmp_path), HParams(), training=True)
+
+
+def test_a_writer_failing_midway_leaves_nothing_trusted(tmp_path, monkeypatch):
+  data_dir = str(tmp_path / "data")
+  sources = tiny_sources(tmp_path)
+  TinyCorpus().generate_data(data_dir, sources, progress=False)  # A complete earlier run.
+  calls = []
+
+  def failing_serialize(inputs, targets):
+    calls.append(1)
+    if len(calls) > 50:
+      raise OSError("disk full")
+    return original(inputs, targets)
+
+  original = records.serialize
+  monkeypatch.setattr(records, "serialize", failing_serialize)
+  with pytest.raises(OSError, match="disk full"):
+    TinyCorpus().generate_data(data_dir, sources, progress=False)
+  monkeypatch.setattr(records, "serialize", original)
+  for split in ("train", "dev", "test"):  # Not even the earlier run's dev and test.
+    with pytest.raises(UserError, match="no complete"):
+      TinyCorpus().split_info(split, data_dir)
+  assert not [n for n in os.listdir(data_dir) if n.endswith(".incomplete")]
+  TinyCorpus().generate_data(data_dir, sources, progress=False)  # A later run redoes it.
+  assert TinyCorpus().split_info("train", data_dir).examples == 200
+
+
+KILLED_RUN = textwrap.dedent("""
+    import os, signal, sys
+    from t2t_lite.data.problem import Sources, TextPairProblem
+
+    class TinyCorpus(TextPairProblem):
+      vocab_size = 300
+      passes = 0
+      def text_pairs(self, split, sources):
+        if split == "train":
+          TinyCorpus.passes += 1
+        for i in range(2000):
+          if TinyCorpus.passes == 2 and i == 1500:  # Writing train: die like `kill -9`.
+            sys.stdout.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+          yield f"the number {i} is here", f"die Nummer {i} ist hier"
+
+    TinyCorpus().generate_data(sys.argv[1], Sources(tmp_dir=sys.argv[1]), progress=False)
+""")
+
+
+def test_a_killed_run_leaves_no_trusted_shard_and_a_later_run_recovers(tmp_path):
+  data_dir = str(tmp_path / "data")
+  result = subprocess.run([sys.executable, "-c", KILLED_RUN, data_dir], capture_output=True,
+                          text=True, timeout=300)
+  assert result.returncode == -signal.SIGKILL, result.stderr
+  names = os.listdir(data_dir)
+  assert "vocab.tiny_corpus.model" in names
+  assert any(n.endswith(".incomplete") for n in names)  # Shards it was writing.
+  assert not any(n.endswith(".json") for n in names)
+  with pytest.raises(UserError, match="no complete 'train' data of problem tiny_corpus"):
+    TinyCorpus().dataset("train", data_dir, HParams(), training=True)
+  TinyCorpus().generate_data(data_dir, tiny_sources(tmp_path), progress=False)
+  assert not [n for n in os.listdir(data_dir) if n.endswith(".incomplete")]
+  assert TinyCorpus().split_info("train", data_dir).examples == 200
+
+
+@pytest.mark.parametrize("args, message", [
+    ([f"--problem={PROBLEM}x", "--data_dir=/tmp/x"],
+     f"t2t-datagen: error: unknown problem '{PROBLEM}x'; closest: {PROBLEM}"),
+    ([f"--problem={PROBLEM}"], "t2t-datagen: error: --data_dir is required"),
+    ([f"--problem={PROBLEM}", "--data_dir={tmp}/d", "--train_source={tmp}/a"],
+     "t2t-datagen: error: --train_source needs --train_target"),
+    ([f"--problem={PROBLEM}", "--data_dir={tmp}/d", "--train_source={tmp}/a",
+      "--train_target={tmp}/b"],
+     "t2t-datagen: error: line counts differ: {tmp}/a has 3 lines but {tmp}/b has 2"),
+])
+def test_bad_input_gives_one_line(tmp_path, args, message):
+  (tmp_path / "a").write_text("1\n2\n3\n")
+  (tmp_path / "b").write_text("1\n2\n")
+  code, _, err = run("t2t-datagen", *(a.format(tmp=tmp_path) for a in args))
+  lines = tool_lines(err, "t2t-datagen")
+  assert code == 2 and "Traceback" not in err
+  assert len(lines) == 1 and lines[0].startswith(message.format(tmp=tmp_path))
+
+
+def test_splits_made_with_another_vocabulary_are_not_trusted(tmp_path):
+  from t2t_lite.data.vocabulary import train_sentencepiece
+  data_dir = str(tmp_path / "data")
+  TinyCorpus().generate_data(data_dir, tiny_sources(tmp_path), progress=False)
+  assert TinyCorpus().split_info("dev", data_dir).examples > 0
+  other = train_sentencepiece([f"quite different text {i}" for i in range(300)], 280)
+  records.write_bytes_atomic(TinyCorpus().vocab_paths(data_dir)[0], other)
+  with pytest.raises(UserError, match="no complete 'dev' data"):
+    TinyCorpus().split_info("dev", data_dir)

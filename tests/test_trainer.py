@@ -1,0 +1,95 @@
+"""t2t-trainer end to end on real text: learning, resuming, run directory, one-line errors."""
+
+import json
+import os
+import re
+
+import pytest
+import tensorflow as tf
+
+from trainer_runs import run_trainer
+
+
+def eval_losses(output):
+  return [float(loss) for loss in re.findall(r"eval at step \d+: loss ([0-9.]+)", output)]
+
+
+@pytest.fixture(scope="module")
+def trained_run(small_translation_data, tmp_path_factory):
+  """60 steps with evaluations every 20 and a checkpoint every 20."""
+  _, data_dir = small_translation_data
+  output_dir = str(tmp_path_factory.mktemp("run"))
+  result = run_trainer(data_dir, output_dir, "--train_steps=60", "--local_eval_frequency=20",
+                       "--eval_steps=0", "--save_checkpoints_steps=20", "--random_seed=1")
+  assert result.returncode == 0, result.stderr[-3000:]
+  return data_dir, output_dir, result.stdout + result.stderr
+
+
+def test_dev_loss_falls(trained_run):
+  _, _, output = trained_run
+  losses = eval_losses(output)
+  assert len(losses) == 4, output[-2000:]  # Steps 0 (the baseline), 20, 40, 60.
+  assert losses[-1] < losses[0] - 1.0, losses
+  assert "training cost:" in output and "MFU" in output
+
+
+def test_run_directory_describes_itself(trained_run):
+  _, output_dir, _ = trained_run
+  with open(os.path.join(output_dir, "hparams.json")) as f:
+    assert json.load(f)["hidden_size"] == 32
+  with open(os.path.join(output_dir, "run.json")) as f:
+    description = json.load(f)
+  assert description["problem"] == "translate_from_files"
+  assert description["flags"]["train_steps"] == 60
+  assert os.path.exists(os.path.join(output_dir, description["vocab_files"][0]))
+  state = tf.train.get_checkpoint_state(output_dir)
+  assert [os.path.basename(p) for p in state.all_model_checkpoint_paths] == \
+      ["ckpt-20", "ckpt-40", "ckpt-60"]
+  assert os.listdir(os.path.join(output_dir, "train")) and \
+      os.listdir(os.path.join(output_dir, "eval"))
+
+
+def test_resume_continues_from_the_latest_checkpoint(trained_run, tmp_path):
+  data_dir, output_dir, _ = trained_run
+  result = run_trainer(data_dir, output_dir, "--train_steps=70", "--schedule=train",
+                       "--save_checkpoints_steps=100")
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert "resuming from" in result.stdout and "(step 60)" in result.stdout
+  assert tf.train.latest_checkpoint(output_dir).endswith("ckpt-70")
+  again = run_trainer(data_dir, output_dir, "--train_steps=70")
+  assert again.returncode == 0 and "nothing to do" in again.stdout
+
+
+def test_resuming_with_another_architecture_is_a_one_line_error(trained_run):
+  data_dir, output_dir, _ = trained_run
+  result = run_trainer(data_dir, output_dir, "--train_steps=80",
+                       "--hparams=batch_size=1024,max_length=96,hidden_size=64")
+  assert result.returncode == 2
+  last_line = result.stderr.strip().splitlines()[-1]
+  assert last_line.startswith("t2t-trainer: error:") and "hidden_size 32 -> 64" in last_line
+
+
+def test_averaging_checkpoints_gives_a_usable_run_directory(trained_run, tmp_path):
+  import subprocess
+  import sys
+  _, output_dir, _ = trained_run
+  averaged = tmp_path / "averaged"
+  tool = os.path.join(os.path.dirname(sys.executable), "t2t-avg-all")
+  result = subprocess.run([tool, f"--model_dir={output_dir}", f"--output_dir={averaged}",
+                           "--n=2"], capture_output=True, text=True, timeout=300)
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert "averaged 2 checkpoint(s)" in result.stdout
+  reader = [tf.train.load_checkpoint(os.path.join(output_dir, f"ckpt-{s}")) for s in (60, 70)]
+  written = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(averaged)))
+  name = next(n for n, _ in tf.train.list_variables(str(averaged)) if "embeddings" in n)
+  expected = (reader[0].get_tensor(name) + reader[1].get_tensor(name)) / 2
+  assert abs(written.get_tensor(name) - expected).max() < 1e-6
+  assert os.path.exists(averaged / "hparams.json") and os.path.exists(averaged / "run.json")
+
+
+def test_missing_flags_and_bad_data_dir_are_one_line_errors(tmp_path, small_translation_data):
+  _, data_dir = small_translation_data
+  result = run_trainer(str(tmp_path / "nothing"), str(tmp_path / "run"), "--train_steps=1")
+  assert result.returncode == 2
+  assert result.stderr.strip().splitlines()[-1].startswith("t2t-trainer: error:")
+  assert "Traceback" not in result.stderr
