@@ -33,7 +33,7 @@ def main(argv):
   from t2t_lite.data.text_files import read_lines
   from t2t_lite.decoding.translate import Translator
   from t2t_lite.errors import UserError
-  from t2t_lite.training.run_dir import write_atomically
+  from t2t_lite.atomic_files import write_text_atomic
   if not FLAGS.output_dir:
     raise UserError("--output_dir is required: the run directory t2t-trainer wrote")
   if bool(FLAGS.decode_from_file) == FLAGS.decode_interactive:
@@ -47,7 +47,7 @@ def main(argv):
   outputs = translator.translate(list(read_lines(FLAGS.decode_from_file)))
   text = "".join(line + "\n" for line in outputs)
   if FLAGS.decode_to_file:
-    write_atomically(FLAGS.decode_to_file, text)
+    write_text_atomic(FLAGS.decode_to_file, text)
   else:
     sys.stdout.write(text)
   return 0

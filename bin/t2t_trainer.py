@@ -20,7 +20,7 @@ from t2t_lite.bin import common
 
 FLAGS = flags.FLAGS
 common.define_shared_flags("problem", "model", "hparams_set", "hparams", "data_dir",
-                           "output_dir", "vocab_size")
+                           "output_dir", "vocab_size", "decode_hparams")
 flags.DEFINE_integer("train_steps", 250000, "Total optimizer updates (paper: 100k base, "
                      "300k big); a resumed run continues up to this step.")
 flags.DEFINE_enum("schedule", "train_and_evaluate", ["train", "train_and_evaluate", "evaluate"],
@@ -43,6 +43,9 @@ flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per replic
                      "into one update.")
 flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout and the input order "
                      "(which becomes deterministic).")
+flags.DEFINE_integer("eval_decode_sentences", 100, "Dev sentences decoded (beam search "
+                     "per --decode_hparams) and scored at each evaluation: sacreBLEU, or "
+                     "bracket F1 for parsing. 0 = none.")
 flags.DEFINE_string("warm_start_from", None, "Checkpoint (or run directory) whose model "
                     "weights start a new run.")
 flags.DEFINE_bool("registry_help", False, "List the registered problems, hparams sets and "
@@ -86,6 +89,7 @@ def _train(hparams):
       xla=FLAGS.xla, mixed_precision=FLAGS.mixed_precision,
       gradient_accumulation_steps=FLAGS.gradient_accumulation_steps,
       random_seed=FLAGS.random_seed, warm_start_from=FLAGS.warm_start_from,
+      eval_decode_sentences=FLAGS.eval_decode_sentences, decode_hparams=FLAGS.decode_hparams,
       flags=common.flags_used())
   train(problem, hparams, config, FLAGS.data_dir)
   return 0

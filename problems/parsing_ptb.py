@@ -163,6 +163,13 @@ class ParsingEnglishPtb16k(TextPairProblem):
     """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""
     return self.tree_string(source_text, decoded_text, punctuation_tags(source_text.split()))
 
+  def decoding_metric(self, sources, outputs, references):
+    """("bracket_f1", F1 in percent) of decoded trees against the reference trees, by the
+    EVALB-compatible scorer with COLLINS.prm."""
+    from t2t_lite.metrics.evalb import score_corpus
+    gold = [self.decoded_text(source, reference) for source, reference in zip(sources, references)]
+    return "bracket_f1", score_corpus(gold, outputs).all.f1
+
   def tree_string(self, source_text, decoded_text, tags=None):
     """The bracketed tree (one line, EVALB's input) of a decoded target over the source words.
 

@@ -42,3 +42,18 @@ def small_translation_data(shared_data, tmp_path_factory):
                                           files={k: tuple(v) for k, v in files.items()}),
                         vocab_size=1000, progress=False)
   return problem, data_dir
+
+
+@pytest.fixture(scope="session")
+def trained_run(small_translation_data, tmp_path_factory):
+  """A 60-step t2t-trainer run on the small data: evaluations (with decoding) every 20
+  steps, a checkpoint every 20. -> (data_dir, output_dir, printed output)."""
+  from trainer_runs import run_trainer
+  _, data_dir = small_translation_data
+  output_dir = str(tmp_path_factory.mktemp("run"))
+  result = run_trainer(data_dir, output_dir, "--train_steps=60", "--local_eval_frequency=20",
+                       "--eval_steps=0", "--save_checkpoints_steps=20", "--random_seed=1",
+                       "--eval_decode_sentences=20",
+                       "--decode_hparams=beam_size=2,extra_length=10")
+  assert result.returncode == 0, result.stderr[-3000:]
+  return data_dir, output_dir, result.stdout + result.stderr

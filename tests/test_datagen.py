@@ -13,6 +13,7 @@ import textwrap
 import pytest
 import tensorflow as tf
 
+from t2t_lite.atomic_files import write_bytes_atomic
 from t2t_lite.data import records
 from t2t_lite.data.problem import Drop, Sources, TextPairProblem
 from t2t_lite.errors import UserError
@@ -254,6 +255,6 @@ def test_splits_made_with_another_vocabulary_are_not_trusted(tmp_path):
   TinyCorpus().generate_data(data_dir, tiny_sources(tmp_path), progress=False)
   assert TinyCorpus().split_info("dev", data_dir).examples > 0
   other = train_sentencepiece([f"quite different text {i}" for i in range(300)], 280)
-  records.write_bytes_atomic(TinyCorpus().vocab_paths(data_dir)[0], other)
+  write_bytes_atomic(TinyCorpus().vocab_paths(data_dir)[0], other)
   with pytest.raises(UserError, match="no complete 'dev' data"):
     TinyCorpus().split_info("dev", data_dir)

@@ -14,23 +14,14 @@ def eval_losses(output):
   return [float(loss) for loss in re.findall(r"eval at step \d+: loss ([0-9.]+)", output)]
 
 
-@pytest.fixture(scope="module")
-def trained_run(small_translation_data, tmp_path_factory):
-  """60 steps with evaluations every 20 and a checkpoint every 20."""
-  _, data_dir = small_translation_data
-  output_dir = str(tmp_path_factory.mktemp("run"))
-  result = run_trainer(data_dir, output_dir, "--train_steps=60", "--local_eval_frequency=20",
-                       "--eval_steps=0", "--save_checkpoints_steps=20", "--random_seed=1")
-  assert result.returncode == 0, result.stderr[-3000:]
-  return data_dir, output_dir, result.stdout + result.stderr
-
-
 def test_dev_loss_falls(trained_run):
   _, _, output = trained_run
   losses = eval_losses(output)
   assert len(losses) == 4, output[-2000:]  # Steps 0 (the baseline), 20, 40, 60.
   assert losses[-1] < losses[0] - 1.0, losses
   assert "training cost:" in output and "MFU" in output
+  # Each evaluation also decodes dev sentences and scores them with sacreBLEU.
+  assert len(re.findall(r", bleu [0-9.]+ \(20 dev sentences, beam 2\)", output)) == 4
 
 
 def test_run_directory_describes_itself(trained_run):
@@ -69,6 +60,14 @@ def test_resuming_with_another_architecture_is_a_one_line_error(trained_run):
   assert last_line.startswith("t2t-trainer: error:") and "hidden_size 32 -> 64" in last_line
 
 
+def restored_weights(run, checkpoint_path):
+  """The model weights of a run directory's checkpoint, as numpy arrays."""
+  from t2t_lite.training.run_dir import build_model
+  model, _, _ = build_model(run)
+  tf.train.Checkpoint(model=model).restore(checkpoint_path).expect_partial()
+  return [w.numpy() for w in model.weights]
+
+
 def test_averaging_checkpoints_gives_a_usable_run_directory(trained_run, tmp_path):
   import subprocess
   import sys
@@ -79,11 +78,12 @@ def test_averaging_checkpoints_gives_a_usable_run_directory(trained_run, tmp_pat
                            "--n=2"], capture_output=True, text=True, timeout=300)
   assert result.returncode == 0, result.stderr[-2000:]
   assert "averaged 2 checkpoint(s)" in result.stdout
-  reader = [tf.train.load_checkpoint(os.path.join(output_dir, f"ckpt-{s}")) for s in (60, 70)]
-  written = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(averaged)))
-  name = next(n for n, _ in tf.train.list_variables(str(averaged)) if "embeddings" in n)
-  expected = (reader[0].get_tensor(name) + reader[1].get_tensor(name)) / 2
-  assert abs(written.get_tensor(name) - expected).max() < 1e-6
+  last_two = tf.train.get_checkpoint_state(output_dir).all_model_checkpoint_paths[-2:]
+  weights = [restored_weights(output_dir, path) for path in last_two]
+  averaged_weights = restored_weights(str(averaged), tf.train.latest_checkpoint(str(averaged)))
+  assert len(averaged_weights) == 61  # Every weight of the 2-layer test model.
+  for first, second, mean in zip(*weights, averaged_weights):
+    assert abs((first + second) / 2 - mean).max() < 1e-6
   assert os.path.exists(averaged / "hparams.json") and os.path.exists(averaged / "run.json")
 
 

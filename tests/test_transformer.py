@@ -132,3 +132,18 @@ def test_shared_embedding_needs_one_vocabulary():
   from t2t_lite.errors import UserError
   with pytest.raises(UserError, match="shared_embedding=True needs one vocabulary"):
     small_model(input_vocab=30, target_vocab=40)
+
+
+@pytest.mark.parametrize("variant", ["paper", "pre_norm", "unshared"])
+def test_a_model_checkpoint_holds_every_weight(variant, tmp_path):
+  """A fresh model restored from `tf.train.Checkpoint(model=...)` computes the same logits."""
+  model = small_model(VARIANTS[variant], seed=1)
+  inputs, targets = random_batch()
+  expected = logits_of(model, inputs, targets)
+  path = tf.train.Checkpoint(model=model).save(str(tmp_path / "ckpt"))
+  saved = [name for name, _ in tf.train.list_variables(path) if name.startswith("model/")]
+  assert len(saved) == len(model.weights)
+  fresh = small_model(VARIANTS[variant], seed=2)
+  logits_of(fresh, inputs, targets)
+  tf.train.Checkpoint(model=fresh).restore(path).assert_consumed()
+  np.testing.assert_allclose(logits_of(fresh, inputs, targets), expected, atol=1e-6)

@@ -3,3 +3,14 @@
   torch_transformer.py      PyTorch's nn.Transformer: training, cached and uncached decoding
   keras_hub_transformer.py  keras-hub's TransformerEncoder/TransformerDecoder layers: training
 """
+
+import importlib.util
+
+INSTALL_HINT = "pip install -e '.[bench]'"
+
+
+def missing(module):
+  """None when `module` can be imported, else a note saying which peer is skipped and why."""
+  if importlib.util.find_spec(module) is None:
+    return f"{module} is not installed: its rows are skipped ({INSTALL_HINT})"
+  return None

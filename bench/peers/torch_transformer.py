@@ -126,7 +126,7 @@ class TorchTrainer:
     self.targets = torch.from_numpy(np.asarray(targets, np.int64))  # [batch, t]
     self.vocab_size, self.label_smoothing = vocab_size, hparams.label_smoothing
     self.optimizer = torch.optim.Adam(
-        self.model.parameters(), lr=1.0, eps=hparams.optimizer_adam_epsilon,
+        self.model.parameters(), lr=1.0, eps=hparams.optimizer_adam_epsilon, fused=True,
         betas=(hparams.optimizer_adam_beta1, hparams.optimizer_adam_beta2))
     scale, warmup = hparams.hidden_size ** -0.5, hparams.learning_rate_warmup_steps
     self.schedule = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda step: (

@@ -15,6 +15,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
+from t2t_lite.atomic_files import write_bytes_atomic, write_text_atomic
 from t2t_lite.data import records
 from t2t_lite.data.problem import Drop
 from t2t_lite.data.report import DatagenSummary, Progress, SplitSummary, VocabSummary
@@ -112,7 +113,7 @@ def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
     model = train_sentencepiece(itertools.chain([first], stream), vocab_size,
                                 user_defined_symbols=problem.user_defined_symbols)
     bar.close()
-    records.write_bytes_atomic(path, model)
+    write_bytes_atomic(path, model)
   return VocabSummary(paths=sorted(set((input_path, target_path))), size=vocab_size,
                       shared=problem.shared_vocab, sentences=sum(sentences.values()),
                       seconds=time.time() - start)
@@ -144,7 +145,7 @@ def _write_split(problem, split, data_dir, sources, input_vocab, target_vocab, d
       problem=problem.name, split=split, files=tuple(paths), examples=len(input_lengths),
       length_counts={int(v): int(n) for v, n in zip(values, frequencies)},
       vocab_digest=digest, summary=summary.to_dict())
-  records.write_text_atomic(records.marker_path(data_dir, problem.name, split),
+  write_text_atomic(records.marker_path(data_dir, problem.name, split),
                             info.to_json(data_dir))
   return summary
 

@@ -122,6 +122,13 @@ class TextPairProblem:
     del source_text
     return decoded_text
 
+  def decoding_metric(self, sources, outputs, references):
+    """(name, value) of decoded output lines against reference targets (texts of the
+    targets, as `text_pairs` gave them): sacreBLEU, cased, by default."""
+    del sources
+    from t2t_lite.metrics.bleu import sacre_bleu
+    return "bleu", sacre_bleu(outputs, [references]).score
+
   # Data generation.
 
   def generate_data(self, data_dir, sources, *, vocab_size=None, progress=True):

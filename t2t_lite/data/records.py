@@ -12,10 +12,10 @@ import os
 
 import tensorflow as tf
 
+from t2t_lite.atomic_files import TEMP_SUFFIX
 from t2t_lite.errors import UserError
 
 FORMAT_VERSION = 1
-TEMP_SUFFIX = ".incomplete"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,20 +82,6 @@ def read_split_info(data_dir, problem, split):
   if not all(os.path.isfile(name) for name in info.files):
     return None
   return info
-
-
-def write_text_atomic(path, text):
-  """Writes `text` to `path` through a temporary file and a rename."""
-  write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def write_bytes_atomic(path, data):
-  temp = path + TEMP_SUFFIX
-  with open(temp, "wb") as f:
-    f.write(data)
-    f.flush()
-    os.fsync(f.fileno())
-  os.replace(temp, path)
 
 
 def remove_split(data_dir, problem, split):

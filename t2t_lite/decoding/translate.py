@@ -59,8 +59,9 @@ class Translator:
     self.strategy = strategy
     self.max_input_length = decode_hparams.max_input_length or hparams.max_length
     self.boundaries = bucket_boundaries(self.max_input_length) + [self.max_input_length]
-    self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(strategy),
-                               reduce_retracing=True)
+    # One trace per (batch, width): widths are bucket boundaries, so few (decode_ids
+    # needs static widths, hence no reduce_retracing).
+    self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(strategy))
 
   @classmethod
   def from_run(cls, output_dir, checkpoint_path=None, decode_overrides="", problem_name=None):

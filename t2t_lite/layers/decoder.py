@@ -63,10 +63,17 @@ class Decoder(keras.layers.Layer):
 
   def __init__(self, hparams, **kwargs):
     super().__init__(**kwargs)
-    self.blocks = [DecoderLayer(hparams, name=f"layer_{i}")
-                   for i in range(hparams.num_hidden_layers)]
+    # Attributes, not a list: TensorFlow checkpoints track a layer's attributes only.
+    self.num_layers = hparams.num_hidden_layers
+    for i in range(self.num_layers):
+      setattr(self, f"layer_{i}", DecoderLayer(hparams, name=f"layer_{i}"))
     self.final_norm = final_norm(hparams)
     self.built = True
+
+  @property
+  def blocks(self):
+    """The N layers, bottom first."""
+    return [getattr(self, f"layer_{i}") for i in range(self.num_layers)]
 
   def call(self, x, memory, self_bias, memory_bias, training=None):
     """x [batch, t, d_model] (embedded targets, shifted right) -> [batch, t, d_model]."""

@@ -56,10 +56,17 @@ class Encoder(keras.layers.Layer):
 
   def __init__(self, hparams, **kwargs):
     super().__init__(**kwargs)
-    self.blocks = [EncoderLayer(hparams, name=f"layer_{i}")
-                   for i in range(hparams.num_hidden_layers)]
+    # Attributes, not a list: TensorFlow checkpoints track a layer's attributes only.
+    self.num_layers = hparams.num_hidden_layers
+    for i in range(self.num_layers):
+      setattr(self, f"layer_{i}", EncoderLayer(hparams, name=f"layer_{i}"))
     self.final_norm = final_norm(hparams)
     self.built = True
+
+  @property
+  def blocks(self):
+    """The N layers, bottom first."""
+    return [getattr(self, f"layer_{i}") for i in range(self.num_layers)]
 
   def call(self, x, bias, training=None):
     """x [batch, length, d_model] (embedded), bias [batch, 1, 1, length] -> same shape as x."""

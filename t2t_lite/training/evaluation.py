@@ -8,7 +8,10 @@ from t2t_lite.training.step import STAT_NAMES, token_statistics
 
 
 class Evaluator:
-  """Runs the model over up to `eval_steps` dev batches per replica (0 = the whole split)."""
+  """Runs the model over up to `eval_steps` dev batches per replica (0 = the whole split),
+  then, when `dev_decoding` is set, decodes its dev sentences and scores them."""
+
+  dev_decoding = None
 
   def __init__(self, strategy, model, label_smoothing, dataset_fn, eval_steps):
     self.strategy = strategy
@@ -27,7 +30,8 @@ class Evaluator:
             for name in STAT_NAMES}
 
   def evaluate(self):
-    """-> {"loss", "accuracy", "perplexity", "tokens"} over the dev batches."""
+    """-> {"loss", "accuracy", "perplexity", "tokens"} over the dev batches, and
+    "decoded": (metric name, value, description) when decoding is on."""
     totals = dict.fromkeys(STAT_NAMES, 0.0)
     dataset = self.strategy.distribute_datasets_from_function(self.dataset_fn)
     for index, features in enumerate(dataset):
@@ -35,7 +39,11 @@ class Evaluator:
         break
       for name, value in self._step(features).items():
         totals[name] += float(value)
-    return summarize(totals)
+    results = summarize(totals)
+    if self.dev_decoding is not None:
+      name, value = self.dev_decoding.evaluate()
+      results["decoded"] = (name, value, self.dev_decoding.describe())
+    return results
 
 
 def summarize(totals):

@@ -11,11 +11,11 @@ The decoder and exporter read these, so a user never repeats training flags.
 import dataclasses
 import json
 import os
-import shutil
 
 from absl import logging
 import tensorflow as tf
 
+from t2t_lite.atomic_files import copy_file_atomic, write_text_atomic
 from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
 
@@ -43,14 +43,6 @@ class RunDescription:
     return cls(**values)
 
 
-def write_atomically(path, text):
-  """Writes text to path through a temporary file and a rename: never half a file."""
-  temporary = f"{path}.tmp-{os.getpid()}"
-  with tf.io.gfile.GFile(temporary, "w") as f:
-    f.write(text)
-  tf.io.gfile.rename(temporary, path, overwrite=True)
-
-
 def describe(output_dir, hparams, description, vocab_paths):
   """Writes hparams.json, run.json and the vocabulary copies; checks a resumed run.
 
@@ -68,10 +60,9 @@ def describe(output_dir, hparams, description, vocab_paths):
   for source, name in zip(vocab_paths, description.vocab_files):
     target = os.path.join(output_dir, name)
     if not tf.io.gfile.exists(target):
-      shutil.copyfile(source, target + ".tmp")
-      os.replace(target + ".tmp", target)
-  write_atomically(os.path.join(output_dir, HPARAMS_FILE), hparams.to_json())
-  write_atomically(os.path.join(output_dir, RUN_FILE), description.to_json())
+      copy_file_atomic(source, target)
+  write_text_atomic(os.path.join(output_dir, HPARAMS_FILE), hparams.to_json())
+  write_text_atomic(os.path.join(output_dir, RUN_FILE), description.to_json())
 
 
 def has_run(output_dir):
@@ -129,6 +120,7 @@ def check_same_hparams(existing, requested, output_dir):
 
 def build_model(output_dir):
   """The run's model with freshly initialised weights: (model, hparams, description)."""
+  import t2t_lite.models  # noqa: F401  (registers the built-in models)
   from t2t_lite.registry import MODELS
   from t2t_lite.summary import build
   hparams = read_hparams(output_dir)

@@ -20,12 +20,15 @@ from absl import logging
 import keras
 import tensorflow as tf
 
+from t2t_lite.decoding.decode_hparams import decode_hparams_for
+from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer
 from t2t_lite.registry import MODELS
 from t2t_lite.summary import build as build_model
 from t2t_lite.training import cost, run_dir
 from t2t_lite.training.checkpoints import Checkpoints
+from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.evaluation import Evaluator
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
@@ -53,6 +56,8 @@ class TrainConfig:
   gradient_accumulation_steps: int = 1
   random_seed: int = None               # Also makes the input order deterministic.
   warm_start_from: str = None           # A checkpoint whose model weights start a new run.
+  eval_decode_sentences: int = 100      # Dev sentences decoded at each evaluation; 0 = none.
+  decode_hparams: str = ""              # Decoding overrides for those (beam_size=1: greedy).
   flags: dict = dataclasses.field(default_factory=dict)
 
   def __post_init__(self):
@@ -131,6 +136,9 @@ def train(problem, hparams, config, data_dir):
       num_shards=context.num_input_pipelines, shard_index=context.input_pipeline_id),
       config.eval_steps)
 
+  if config.eval_decode_sentences and config.schedule != "train":
+    evaluator.dev_decoding = _dev_decoding(problem, data_dir, model, hparams, strategy, config)
+
   if config.schedule == "evaluate":
     results = evaluator.evaluate()
     print(eval_line(int(optimizer.iterations), results), flush=True)
@@ -142,10 +150,26 @@ def train(problem, hparams, config, data_dir):
   return loop.run(train_iterator, resumed)
 
 
+def _dev_decoding(problem, data_dir, model, hparams, strategy, config):
+  """The evaluation's decoding metric, or None where it cannot run (several workers)."""
+  if isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+    logging.warning("decoding dev sentences is not supported across several workers; "
+                    "evaluations report teacher-forced metrics only")
+    return None
+  input_vocab, target_vocab = problem.vocabularies(data_dir)
+  translator = Translator(model, hparams, problem, input_vocab, target_vocab,
+                          decode_hparams_for(problem, config.decode_hparams), strategy)
+  return DevDecoding.from_data(problem, data_dir, translator, config.eval_decode_sentences)
+
+
 def eval_line(step, results):
-  return (f"eval at step {step}: loss {results['loss']:.4f}, accuracy "
+  line = (f"eval at step {step}: loss {results['loss']:.4f}, accuracy "
           f"{results['accuracy']:.4f}, perplexity {results['perplexity']:.2f} "
           f"({results['tokens']:.0f} tokens)")
+  if "decoded" in results:
+    name, value, description = results["decoded"]
+    line += f", {name} {value:.2f} ({description})"
+  return line
 
 
 def _warm_start(model, path):
@@ -244,6 +268,8 @@ class _Loop:
     with self.eval_writer.as_default(step=step):
       for name in ("loss", "accuracy", "perplexity"):
         tf.summary.scalar(name, results[name])
+      if "decoded" in results:
+        tf.summary.scalar(results["decoded"][0], results["decoded"][1])
     progress.message(eval_line(step, results))
     return results
 

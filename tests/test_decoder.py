@@ -1,0 +1,115 @@
+"""t2t-decoder on real newstest2014 text with a small trained run."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+DECODER = os.path.join(os.path.dirname(sys.executable), "t2t-decoder")
+ODD_LINES = ["", "   ", "Ünïcödé — “quotes” «guillemets» 😀\ttab", "a\u2028line separator"]
+
+
+def decode(output_dir, *flags, stdin=None):
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+  return subprocess.run([DECODER, f"--output_dir={output_dir}", *flags], capture_output=True,
+                        text=True, timeout=600, env=env, input=stdin)
+
+
+@pytest.fixture(scope="module")
+def newstest_lines(shared_data):
+  """The 12 longest lines of newstest2014 (en), 12 others, and odd ones."""
+  path = os.path.join(shared_data, "wmt14", "newstest2014-full.en-de.en")
+  with open(path, encoding="utf-8") as f:
+    lines = f.read().splitlines()
+  longest = sorted(lines, key=len)[-12:]
+  return longest[:6] + lines[100:112] + ODD_LINES + longest[6:]
+
+
+def write_lines(path, lines):
+  path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+  return str(path)
+
+
+def test_one_line_per_input_line_in_order(trained_run, newstest_lines, tmp_path):
+  _, output_dir, _ = trained_run
+  source = write_lines(tmp_path / "source.en", newstest_lines)
+  result = decode(output_dir, f"--decode_from_file={source}",
+                  f"--decode_to_file={tmp_path / 'out.de'}",
+                  "--decode_hparams=beam_size=2,extra_length=5,batch_size=4,max_input_length=40")
+  assert result.returncode == 0, result.stderr[-3000:]
+  outputs = (tmp_path / "out.de").read_text(encoding="utf-8").split("\n")[:-1]
+  assert len(outputs) == len(newstest_lines)
+  empty = [i for i, line in enumerate(newstest_lines) if not line.strip()]
+  assert all(outputs[i] == "" for i in empty)
+  assert any(outputs[i] for i in range(len(outputs)) if i not in empty)
+  # The long lines were truncated, each named in a warning.
+  assert "truncated to max_input_length=40" in result.stderr
+  assert f"line {newstest_lines.index(newstest_lines[-1]) + 1} has" in result.stderr
+  assert "sentences/s" in result.stderr and "tokens/s" in result.stderr
+
+
+def test_order_is_restored_after_sorting_by_length(trained_run, newstest_lines, tmp_path):
+  """Reversed input gives reversed output. One sentence per batch, so that each sentence
+  is decoded with the same shapes both times (an untrained model's near-ties would
+  otherwise flip with float round-off)."""
+  _, output_dir, _ = trained_run
+  settings = "--decode_hparams=beam_size=2,extra_length=5,batch_size=1,max_input_length=40"
+  forward = decode(output_dir, f"--decode_from_file={write_lines(tmp_path / 'f.en', newstest_lines)}",
+                   settings)
+  backward = decode(output_dir,
+                    f"--decode_from_file={write_lines(tmp_path / 'b.en', newstest_lines[::-1])}",
+                    settings)
+  assert forward.returncode == 0 and backward.returncode == 0, backward.stderr[-3000:]
+  assert forward.stdout.split("\n")[:-1] == backward.stdout.split("\n")[:-1][::-1]
+
+
+def test_n_best_with_scores(trained_run, newstest_lines, tmp_path):
+  _, output_dir, _ = trained_run
+  source = write_lines(tmp_path / "source.en", newstest_lines[6:9])
+  result = decode(output_dir, f"--decode_from_file={source}",
+                  "--decode_hparams=beam_size=3,n_best=3,write_scores=True,extra_length=4")
+  assert result.returncode == 0, result.stderr[-3000:]
+  for line in result.stdout.splitlines():
+    fields = line.split("\t")
+    assert len(fields) == 6
+    scores = [float(score) for score in fields[1::2]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_interactive(trained_run):
+  _, output_dir, _ = trained_run
+  result = decode(output_dir, "--decode_interactive", "--decode_hparams=beam_size=1",
+                  stdin="Resumption of the session\n\nI declare resumed the session.\n")
+  assert result.returncode == 0, result.stderr[-3000:]
+  lines = result.stdout.split("\n")[:-1]
+  assert len(lines) == 3 and lines[0] and lines[1] == "" and lines[2]
+
+
+def test_bad_input_is_one_line(trained_run, tmp_path):
+  _, output_dir, _ = trained_run
+  empty_run = tmp_path / "empty_run"
+  empty_run.mkdir()
+  for name in ("hparams.json", "run.json"):
+    shutil.copy(os.path.join(output_dir, name), empty_run / name)
+  source = write_lines(tmp_path / "source.en", ["Hello"])
+  cases = [
+      ((f"--decode_from_file={source}",), str(empty_run), "no checkpoint in"),
+      ((f"--decode_from_file={source}", "--problem=translate_ende_wmt32k"), output_dir,
+       "is a run of problem translate_from_files, not translate_ende_wmt32k"),
+      ((f"--decode_from_file={source}", "--decode_hparams=beam_size=four"), output_dir,
+       "--decode_hparams: beam_size=four is not a valid int"),
+      ((f"--decode_from_file={source}", "--decode_hparams=beam=4"), output_dir,
+       "--decode_hparams: unknown name 'beam'; valid names: alpha, batch_size, beam_size"),
+      ((f"--decode_from_file={tmp_path / 'missing.en'}",), output_dir, "no such file"),
+      ((f"--decode_from_file={source}", f"--checkpoint_path={output_dir}/ckpt-999"),
+       output_dir, "no such checkpoint"),
+      ((f"--decode_from_file={source}",), str(tmp_path), "is not a run directory"),
+  ]
+  for flags, run, message in cases:
+    result = decode(run, *flags)
+    assert result.returncode == 2, (flags, result.stderr[-2000:])
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert last_line.startswith("t2t-decoder: error:") and message in last_line, last_line
+    assert "Traceback" not in result.stderr
