@@ -11,3 +11,11 @@
   timing.py               interleaved medians, matmul peaks, resident memory
   report.py               tables, the machine, docs/benchmarks.md
 """
+
+import os
+
+# PyTorch's OpenMP threads busy-wait by default; on a machine whose cores are shared
+# that makes each of its parallel regions wait for a descheduled thread (several times
+# slower). Passive waiting is set before any benchmark imports torch.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

@@ -1,9 +1,21 @@
-"""t2t-exporter: writes a text-in/text-out SavedModel of a trained model."""
+"""t2t-exporter: writes a text-in/text-out SavedModel of a trained run.
+
+    t2t-exporter --output_dir=RUN [--export_dir=DIR] [--checkpoint_path=RUN/ckpt-N] \\
+        [--decode_hparams="beam_size=4,alpha=0.6"]
+
+See `t2t_lite.export` for the signatures; loading needs only tensorflow and
+tensorflow_text:
+
+    import tensorflow as tf, tensorflow_text
+    model = tf.saved_model.load(DIR)
+    model.signatures["serving_default"](sentences=tf.constant(["Hello."]))["translations"]
+"""
 
 from absl import flags
 
 from t2t_lite.bin import common
 
+FLAGS = flags.FLAGS
 common.define_shared_flags("output_dir", "checkpoint_path", "decode_hparams")
 flags.DEFINE_string("export_dir", None, "Where to write the SavedModel "
                     "(default: <output_dir>/export).")
@@ -11,7 +23,14 @@ flags.DEFINE_string("export_dir", None, "Where to write the SavedModel "
 
 def main(argv):
   del argv
-  common.not_available_yet("t2t-exporter (SavedModel export)")
+  from t2t_lite.errors import UserError
+  from t2t_lite.export import export_run
+  if not FLAGS.output_dir:
+    raise UserError("--output_dir is required: the run directory t2t-trainer wrote")
+  path = export_run(FLAGS.output_dir, FLAGS.export_dir, FLAGS.checkpoint_path,
+                    FLAGS.decode_hparams)
+  print(f"exported {path}")
+  return 0
 
 
 def run():

@@ -144,7 +144,7 @@ class TorchTrainer:
     loss.backward()
     self.optimizer.step()
     self.schedule.step()
-    return float(loss)
+    return float(loss.detach())
 
 
 class CachedSteps:

@@ -40,7 +40,12 @@ def restore_model(output_dir, checkpoint_path=None):
   if not tf.io.gfile.exists(path + ".index"):
     raise UserError(f"--checkpoint_path={path}: no such checkpoint (expected {path}.index)")
   model, hparams, description = run_dir.build_model(output_dir)
-  tf.train.Checkpoint(model=model).restore(path).expect_partial().assert_existing_objects_matched()
+  try:
+    tf.train.Checkpoint(model=model).restore(path).expect_partial() \
+        .assert_existing_objects_matched()
+  except AssertionError:
+    raise UserError(f"{path} does not hold every weight of this run's model; was it written "
+                    f"by another model or another version of t2t_lite?") from None
   logging.info("decoding with %s", path)
   return model, hparams, description
 

@@ -1,0 +1,110 @@
+"""A SavedModel of a trained run: strings in, translations out, everything in the graph.
+
+    export_run(output_dir, export_dir, checkpoint_path=None, decode_overrides="")
+
+Signatures (load with `tf.saved_model.load`, needing only tensorflow and
+tensorflow_text):
+  serving_default(sentences: [batch] string) ->
+      translations [batch] string (the best hypothesis), scores [batch] float32,
+      n_best [batch, n_best] string, n_best_scores [batch, n_best] float32
+  decode_ids(ids: [batch, max_input_length] int32, 0-padded, each ending in EOS) ->
+      ids [batch, beam, length] int32, scores [batch, beam] float32
+
+The SentencePiece tokenizer, beam search (or greedy decoding) and detokenizer
+run inside the graph. Inputs are truncated to `max_input_length` tokens and
+blank inputs give blank outputs, as in t2t-decoder; inputs are padded to
+`max_input_length` (static shapes for the search).
+Problems whose targets are a representation of text (parsing: linearised trees)
+return that representation; t2t-decoder turns it into trees.
+"""
+
+import os
+
+from absl import logging
+import tensorflow as tf
+
+from t2t_lite.data.vocabulary import EOS_ID, PAD_ID, Vocabulary
+from t2t_lite.decoding.decode_hparams import decode_hparams_for
+from t2t_lite.decoding.model_decoding import decode_ids
+from t2t_lite.decoding.translate import restore_model
+from t2t_lite.errors import UserError
+from t2t_lite.registry import PROBLEMS
+from t2t_lite.training import run_dir
+
+
+class Exported(tf.Module):
+  """The exported object: model, vocabularies and decoding settings."""
+
+  def __init__(self, model, input_vocab, target_vocab, decode_hparams, max_input_length):
+    super().__init__(name="t2t_lite_export")
+    # The weights are tracked as plain variables, and the Keras model is reached
+    # through a closure: as a tracked child, Keras would add a serving function
+    # of its own to the SavedModel, traced with guessed float inputs.
+    self.model_variables = [weight.value for weight in model.weights]
+    self._decode = lambda ids, settings: decode_ids(
+        model, ids, beam_size=settings.beam_size, alpha=settings.alpha,
+        extra_length=settings.extra_length)
+    self.input_vocab = input_vocab
+    self.target_vocab = target_vocab
+    self.decode_hparams = decode_hparams
+    self.max_input_length = max_input_length
+    self.translate = tf.function(
+        self._translate, input_signature=[tf.TensorSpec([None], tf.string, name="sentences")])
+    self.decode_ids = tf.function(
+        self._decode_ids,
+        input_signature=[tf.TensorSpec([None, max_input_length], tf.int32, name="ids")])
+
+  def _decode_ids(self, ids):
+    """[batch, max_input_length] ids -> {"ids": [batch, beam, length], "scores": [batch, beam]}."""
+    ids, scores = self._decode(ids, self.decode_hparams)
+    return {"ids": ids, "scores": scores}
+
+  def _translate(self, sentences):
+    """[batch] strings -> translations [batch], scores [batch], n_best [batch, n]."""
+    tokens = self.input_vocab.encode(sentences)                     # [batch, (length)]
+    limit = self.max_input_length
+    too_long = tokens.row_lengths() > limit                         # [batch]
+    tokens = tokens[:, :limit]
+    # A truncated sentence keeps EOS as its last token, as t2t-decoder does.
+    ids = tokens.to_tensor(default_value=PAD_ID, shape=[None, limit])  # [batch, limit]
+    last = tf.equal(tf.range(limit), limit - 1)[None, :]              # [1, limit]
+    ids = tf.where(tf.logical_and(too_long[:, None], last), EOS_ID, ids)
+    decoded = self._decode_ids(ids)
+    n = self.decode_hparams.n_best
+    best_ids = decoded["ids"][:, :n]                                # [batch, n, length]
+    batch = tf.shape(best_ids)[0]
+    texts = self.target_vocab.decode(tf.reshape(best_ids, [batch * n, -1]))
+    texts = tf.reshape(texts, [batch, n])                           # [batch, n]
+    scores = decoded["scores"][:, :n]                               # [batch, n]
+    # Blank inputs give blank outputs, as in t2t-decoder.
+    blank = tf.equal(tf.strings.length(tf.strings.strip(sentences)), 0)[:, None]  # [batch, 1]
+    texts = tf.where(blank, "", texts)
+    return {"translations": texts[:, 0], "scores": scores[:, 0], "n_best": texts,
+            "n_best_scores": scores}
+
+
+def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_overrides=""):
+  """Writes the SavedModel of a run (default: <output_dir>/export); returns its path."""
+  description = run_dir.read_description(output_dir)
+  problem = PROBLEMS[description.problem]()
+  decode_hparams = decode_hparams_for(problem, decode_overrides)
+  model, hparams, _ = restore_model(output_dir, checkpoint_path)
+  input_vocab, target_vocab = (
+      Vocabulary.load(os.path.join(output_dir, name), description.problem)
+      for name in description.vocab_files)
+  max_input_length = decode_hparams.max_input_length or hparams.max_length
+  exported = Exported(model, input_vocab, target_vocab, decode_hparams, max_input_length)
+  export_dir = export_dir or os.path.join(output_dir, "export")
+  if tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb")):
+    raise UserError(f"{export_dir} already holds a SavedModel; pass another --export_dir or "
+                    f"remove it")
+  temporary = export_dir.rstrip("/") + ".incomplete"
+  if tf.io.gfile.exists(temporary):
+    tf.io.gfile.rmtree(temporary)
+  tf.saved_model.save(exported, temporary, signatures={
+      "serving_default": exported.translate, "decode_ids": exported.decode_ids})
+  if tf.io.gfile.exists(export_dir):
+    tf.io.gfile.rmtree(export_dir)  # An empty or partial directory, never a SavedModel.
+  tf.io.gfile.rename(temporary, export_dir)
+  logging.info("exported %s", export_dir)
+  return export_dir
