@@ -35,5 +35,6 @@ setup(
         "t2t-exporter=t2t_lite.bin.t2t_exporter:run",
         "t2t-avg-all=t2t_lite.bin.t2t_avg_all:run",
         "t2t-bleu=t2t_lite.bin.t2t_bleu:run",
+        "t2t-visualize=t2t_lite.bin.t2t_visualize:run",
     ]},
 )

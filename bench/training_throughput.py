@@ -58,13 +58,6 @@ def _note_missing(module, notes):
   return note
 
 
-def set_threads():
-  """Every framework computes on all cores."""
-  if not peers.missing("torch"):
-    import torch
-    torch.set_num_threads(os.cpu_count())
-
-
 def matmul_peaks():
   """{framework: float32 matmul FLOP/s on this machine now}."""
   peaks = {"TensorFlow": timing.tf_matmul_peak()}
@@ -79,7 +72,7 @@ def run(repeats, model_names):
            f"0.1 on residuals, attention and ReLU, label smoothing 0.1, Adam; medians of "
            f"{repeats} interleaved steps after 2 warm-up steps; {os.cpu_count()} threads for "
            f"every framework."]
-  set_threads()
+  peers.use_all_cores()
   peaks = matmul_peaks()
   inputs, targets = fixed_batch(configs.TRAIN_VOCAB_SIZE)
   tokens = int(np.count_nonzero(targets))

@@ -14,3 +14,11 @@ def missing(module):
   if importlib.util.find_spec(module) is None:
     return f"{module} is not installed: its rows are skipped ({INSTALL_HINT})"
   return None
+
+
+def use_all_cores():
+  """Every framework computes on all cores (TensorFlow does by default; PyTorch is told)."""
+  if not missing("torch"):
+    import os
+    import torch
+    torch.set_num_threads(os.cpu_count())

@@ -35,15 +35,33 @@ class MultiHeadAttention(keras.layers.Layer):
     """[batch, length, d_model] -> keys [batch, length, heads, d_k], values [..., d_v]."""
     return self.key_dense(memory), self.value_dense(memory)
 
+  def attention_probabilities(self, query_input, keys, bias):
+    """The weights `attend` puts on each key, before dropout: softmax(q k^T / sqrt(d_k) + bias).
+
+    query_input: [batch, queries, d_model]; keys: [batch, keys, heads, d_k] (projected);
+    `bias` broadcasts to [batch, heads, queries, keys].
+    Returns [batch, heads, queries, keys] float32, each row summing to 1.
+    """
+    queries = self.query_dense(query_input) * (self.key_depth ** -0.5)  # [b, t, h, d_k]
+    logits = ops.einsum("bthk,bshk->bhts", queries, keys)                # [b, h, t, s]
+    # Softmax in float32 whatever the compute dtype.
+    # Keras casts a layer's float arguments to its compute dtype: add the bias in float32.
+    return ops.softmax(ops.cast(logits, "float32") + ops.cast(bias, "float32"), axis=-1)
+
+  def memory_probabilities(self, query_input, memory, bias):
+    """The weights `call(query_input, memory, bias)` puts on each memory position.
+
+    memory: [batch, s, d_model] (unprojected). Returns [batch, heads, queries, s] float32.
+    """
+    keys, _ = self.project_memory(memory)
+    return self.attention_probabilities(query_input, keys, bias)
+
   def attend(self, query_input, keys, values, bias, training=None):
     """Attends from `query_input` [batch, queries, d_model] to projected keys and values.
 
     `bias` broadcasts to [batch, heads, queries, keys]. Returns [batch, queries, d_model].
     """
-    queries = self.query_dense(query_input) * (self.key_depth ** -0.5)  # [b, t, h, d_k]
-    logits = ops.einsum("bthk,bshk->bhts", queries, keys)                # [b, h, t, s]
-    # Softmax in float32 whatever the compute dtype.
-    weights = ops.softmax(ops.cast(logits, "float32") + bias, axis=-1)
+    weights = self.attention_probabilities(query_input, keys, bias)      # [b, h, t, s]
     weights = self.dropout(ops.cast(weights, self.compute_dtype), training=training)
     context = ops.einsum("bhts,bshv->bthv", weights, values)             # [b, t, h, d_v]
     return self.output_dense(context)                                    # [b, t, d_model]

@@ -1,13 +1,13 @@
 """Additive attention biases: 0 where attention may look, a large negative where not.
 
 Biases broadcast against attention logits of shape [batch, heads, queries, keys]
-and are added in float32, so one large value serves every compute dtype.
+and are added in float32; their large negative value survives a cast to float16.
 """
 
 from keras import ops
 
 PAD_ID = 0
-NEG_INF = -1e9
+NEG_INF = -6e4  # Representable in float16 (max 65504), where a bias may be cast; exp() is 0.
 
 
 def padding_bias(ids):

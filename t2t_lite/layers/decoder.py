@@ -27,11 +27,23 @@ class DecoderLayer(keras.layers.Layer):
     x: [batch, t, d_model]; memory: [batch, s, d_model];
     self_bias: [1, 1, t, t] (causal); memory_bias: [batch, 1, 1, s]. -> [batch, t, d_model].
     """
-    y = self.self_attention_residual.preprocess(x)
-    y = self.self_attention(y, y, self_bias, training=training)
-    x = self.self_attention_residual.postprocess(x, y, training=training)
+    x = self._self_attend(x, self_bias, training)
     keys, values = self.memory_attention.project_memory(memory)
     return self._attend_memory_and_feed_forward(x, keys, values, memory_bias, training)
+
+  def attention_weights(self, x, memory, self_bias, memory_bias):
+    """The weights `call` applies (inference mode, no dropout), inputs as for `call`:
+    -> (self-attention [batch, heads, t, t], encoder-decoder [batch, heads, t, s]) float32."""
+    y = self.self_attention_residual.preprocess(x)
+    self_weights = self.self_attention.memory_probabilities(y, y, self_bias)
+    y = self.memory_attention_residual.preprocess(self._self_attend(x, self_bias, False))
+    return self_weights, self.memory_attention.memory_probabilities(y, memory, memory_bias)
+
+  def _self_attend(self, x, self_bias, training):
+    """The self-attention sublayer with its residual: [batch, t, d_model] -> same."""
+    y = self.self_attention_residual.preprocess(x)
+    y = self.self_attention(y, y, self_bias, training=training)
+    return self.self_attention_residual.postprocess(x, y, training=training)
 
   def step(self, x, step, layer_cache, self_bias, memory_bias):
     """One position at inference: x [batch, 1, d_model] at index `step`.
@@ -80,6 +92,18 @@ class Decoder(keras.layers.Layer):
     for layer in self.blocks:
       x = layer(x, memory, self_bias, memory_bias, training=training)
     return apply_final_norm(self.final_norm, x)
+
+  def attention_weights(self, x, memory, self_bias, memory_bias):
+    """Inference-mode weights of every layer, bottom first, inputs as for `call`:
+    -> (self-attention [layers] of [batch, heads, t, t],
+        encoder-decoder [layers] of [batch, heads, t, s])."""
+    self_weights, memory_weights = [], []
+    for layer in self.blocks:
+      weights = layer.attention_weights(x, memory, self_bias, memory_bias)
+      self_weights.append(weights[0])
+      memory_weights.append(weights[1])
+      x = layer(x, memory, self_bias, memory_bias, training=False)
+    return self_weights, memory_weights
 
   def step(self, x, step, layer_caches, self_bias, memory_bias):
     """x [batch, 1, d_model] -> ([batch, 1, d_model], updated list of layer caches)."""

@@ -50,6 +50,12 @@ class EncoderLayer(keras.layers.Layer):
     y = self.feed_forward(self.feed_forward_residual.preprocess(x), training=training)
     return self.feed_forward_residual.postprocess(x, y, training=training)
 
+  def attention_weights(self, x, bias):
+    """The self-attention weights `call(x, bias)` applies (no dropout):
+    x [batch, length, d_model] -> [batch, heads, length, length] float32."""
+    y = self.self_attention_residual.preprocess(x)
+    return self.self_attention.memory_probabilities(y, y, bias)
+
 
 class Encoder(keras.layers.Layer):
   """N encoder layers (and a final norm when pre-norm)."""
@@ -73,3 +79,12 @@ class Encoder(keras.layers.Layer):
     for layer in self.blocks:
       x = layer(x, bias, training=training)
     return apply_final_norm(self.final_norm, x)
+
+  def attention_weights(self, x, bias):
+    """Inference-mode self-attention weights of every layer, bottom first:
+    x [batch, length, d_model] (embedded) -> [layers] of [batch, heads, length, length]."""
+    weights = []
+    for layer in self.blocks:
+      weights.append(layer.attention_weights(x, bias))
+      x = layer(x, bias, training=False)
+    return weights

@@ -84,6 +84,27 @@ class Transformer(keras.Model):
     x = self.decoder(x, memory, self_bias, memory_bias, training=training)
     return self._logits(x)
 
+  def attention_weights(self, inputs, targets):
+    """Every attention weight of the teacher-forced pass `call` makes at inference (no dropout).
+
+    inputs [batch, s], targets [batch, t], as for `call`. Returns float32 weights,
+    each row summing to 1, a list over layers (bottom first) per kind:
+      "encoder": [batch, heads, s, s]  encoder self-attention (padding keys get 0)
+      "decoder": [batch, heads, t, t]  decoder self-attention (0 above the diagonal)
+      "memory":  [batch, heads, t, s]  encoder-decoder attention (padding keys get 0)
+    Decoder row i is the position that predicts targets[:, i]; decoder key j is its
+    input, targets[:, j - 1] (0 for j = 0).
+    """
+    memory, memory_bias = self.encode(inputs, training=False)
+    embedded_inputs = self._embed(self.input_embedding, self.input_positions, inputs, 0, False)
+    decoder_inputs = shift_right(targets)
+    embedded_targets = self._embed(self.target_embedding, self.target_positions,
+                                   decoder_inputs, 0, False)
+    self_weights, memory_weights = self.decoder.attention_weights(
+        embedded_targets, memory, causal_bias(ops.shape(decoder_inputs)[1]), memory_bias)
+    return {"encoder": self.encoder.attention_weights(embedded_inputs, memory_bias),
+            "decoder": self_weights, "memory": memory_weights}
+
   def init_cache(self, memory, memory_bias, max_decode_length):
     """The decoding state before step 0, with room for `max_decode_length` steps.
 

@@ -223,7 +223,7 @@ class _Loop:
       while step < config.train_steps:
         learning_rate = float(self.optimizer.learning_rate)
         stats = self.train_step(iterator)
-        step = self.step()
+        previous, step = step, self.step()
         loss = stats["loss_sum"] / max(stats["tokens"], 1.0)
         if not math.isfinite(loss):
           raise UserError(
@@ -236,9 +236,11 @@ class _Loop:
             stats["tokens"] / max(stats["examples"], 1.0))
         progress.update(step, loss, stats["tokens"], learning_rate)
         self._write_train_summaries(step, stats, learning_rate, progress.tokens_per_second())
-        if self.evaluator and step % config.local_eval_frequency == 0:
+        # float16 loss scaling skips the update (and the step) when gradients overflow.
+        advanced = step > previous
+        if advanced and self.evaluator and step % config.local_eval_frequency == 0:
           last_eval = self._evaluate(step, progress)
-        if self.checkpoints.due(step):
+        if advanced and self.checkpoints.due(step):
           self.checkpoints.save(step)
         if stop.signal_name:
           path = self.checkpoints.save(step)
