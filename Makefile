@@ -11,7 +11,7 @@ DEMO_DIR := demo_output
 DEMO_PROBLEM := translate_deen_ding8k
 DEMO_DATA := $(DEMO_DIR)/data
 DEMO_RUN := $(DEMO_DIR)/run
-DEMO_STEPS ?= 1500
+DEMO_STEPS ?= 1000
 DING := /usr/share/trans/de-en
 
 .PHONY: demo test install clean
@@ -36,10 +36,14 @@ $(DING):
 $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json: $(STAMP) | $(DING)
 	$(BIN)/t2t-datagen --problem=$(DEMO_PROBLEM) --data_dir=$(DEMO_DATA) --tmp_dir=$(DEMO_DIR)/tmp
 
+# A few minutes on a laptop CPU: tiny model, short warmup, greedy dev decoding (sacreBLEU).
 demo: $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
 	$(BIN)/t2t-trainer --problem=$(DEMO_PROBLEM) --hparams_set=transformer_tiny \
-	  --data_dir=$(DEMO_DATA) --output_dir=$(DEMO_RUN) --train_steps=$(DEMO_STEPS) \
-	  --local_eval_frequency=500 --eval_steps=0 --save_checkpoints_steps=500
+	  --hparams=learning_rate_warmup_steps=400 --data_dir=$(DEMO_DATA) \
+	  --output_dir=$(DEMO_RUN) --train_steps=$(DEMO_STEPS) --local_eval_frequency=500 \
+	  --eval_steps=0 --save_checkpoints_steps=500 --decode_hparams=beam_size=1
+	printf 'Sie schüttelte traurig den Kopf.\nDas Wetter ist heute schön.\nIch habe keine Zeit.\n' | \
+	  $(BIN)/t2t-decoder --output_dir=$(DEMO_RUN) --decode_interactive
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests

@@ -70,21 +70,20 @@ def has_run(output_dir):
 
 
 def read_hparams(output_dir):
-  path = os.path.join(output_dir, HPARAMS_FILE)
-  if not tf.io.gfile.exists(path):
-    raise UserError(f"{output_dir} is not a run directory (no {HPARAMS_FILE}); pass the "
-                    f"--output_dir that t2t-trainer wrote")
-  with tf.io.gfile.GFile(path) as f:
-    return HParams.from_json(f.read())
+  return HParams.from_json(_read_run_file(output_dir, HPARAMS_FILE))
 
 
 def read_description(output_dir):
-  path = os.path.join(output_dir, RUN_FILE)
+  return RunDescription.from_json(_read_run_file(output_dir, RUN_FILE))
+
+
+def _read_run_file(output_dir, name):
+  path = os.path.join(output_dir, name)
   if not tf.io.gfile.exists(path):
-    raise UserError(f"{output_dir} is not a run directory (no {RUN_FILE}); pass the "
+    raise UserError(f"{output_dir} is not a run directory (no {name}); pass the "
                     f"--output_dir that t2t-trainer wrote")
   with tf.io.gfile.GFile(path) as f:
-    return RunDescription.from_json(f.read())
+    return f.read()
 
 
 # Fields that shape the weights: a checkpoint cannot be resumed with other values.

@@ -11,6 +11,7 @@ Here only the per-replica forward and backward pass is compiled; the cross-repli
 sum and the optimizer update run outside it.
 """
 
+from absl import logging
 import keras
 import tensorflow as tf
 
@@ -52,13 +53,33 @@ class TrainStep:
     self.optimizer = optimizer
     self.label_smoothing = label_smoothing
     self.accumulation_steps = accumulation_steps
+    self._compile(jit_compile)
+    self._has_run = False
+
+  def _compile(self, jit_compile):
+    self.jit_compile = jit_compile
     self._gradients = tf.function(self._gradients_and_stats, jit_compile=jit_compile,
                                   reduce_retracing=True)
     self._step = tf.function(self._distributed_step)
 
   def __call__(self, iterator):
-    """Consumes `accumulation_steps` batches per replica; returns summed stats (floats)."""
-    return {name: float(value) for name, value in self._step(iterator).items()}
+    """Consumes `accumulation_steps` batches per replica; returns summed stats (floats).
+
+    If XLA cannot compile the first step, says so once and goes on without XLA
+    (the batches of that attempt are skipped).
+    """
+    try:
+      stats = self._step(iterator)
+    except (tf.errors.InvalidArgumentError, tf.errors.UnimplementedError) as error:
+      if not self.jit_compile or self._has_run:
+        raise
+      message = str(error).strip().splitlines()[0]
+      logging.warning("XLA cannot compile the training step (%s); going on without XLA",
+                      message)
+      self._compile(False)
+      stats = self._step(iterator)
+    self._has_run = True
+    return {name: float(value) for name, value in stats.items()}
 
   def _gradients_and_stats(self, features):
     """Per replica: gradients of the summed token loss (not yet normalised), and stats."""

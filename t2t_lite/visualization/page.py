@@ -28,7 +28,8 @@ table.grid img { width: %dpx; image-rendering: pixelated; border: 1px solid #ccc
 .tokens span { display: inline-block; margin: 1px; padding: 0 3px; background: #eef; }
 .map { display: grid; grid-template-columns: auto auto; justify-content: start; }
 .columns { display: flex; align-items: flex-end; }
-.columns span, .rows span { font: 11px monospace; white-space: pre; overflow: hidden; }
+.columns span, .rows span { font: 11px monospace; white-space: pre; overflow: hidden;
+                            flex: none; }
 .columns span { writing-mode: vertical-rl; transform: rotate(180deg); text-align: left; }
 .rows { display: flex; flex-direction: column; align-items: flex-end; padding-right: 4px; }
 .map img { image-rendering: pixelated; display: block; }
@@ -91,9 +92,8 @@ def _index_page(maps):
       "Click a map for its tokens.</p>",
   ]
   for kind in KINDS:
-    rows, columns = kind.rows, kind.columns
     parts.append(f"<h2 id=\"{kind.name}\">{kind.title}</h2>"
-                 f"<p>Rows: {AXES[rows]}; columns: {AXES[columns]}.</p>")
+                 f"<p>Rows: {AXES[kind.rows]}; columns: {AXES[kind.columns]}.</p>")
     header = "".join(f"<th>{_head_title(head)}</th>"
                      for head in list(range(maps.num_heads)) + [MEAN])
     table = [f"<table class=\"grid\"><tr><th></th>{header}</tr>"]
