@@ -83,7 +83,7 @@ def test_usr_dir_adds_an_hparams_set(tmp_path):
 
 
 @pytest.mark.parametrize("tool", ["t2t-trainer", "t2t-decoder", "t2t-datagen", "t2t-exporter",
-                                  "t2t-avg-all", "t2t-bleu"])
+                                  "t2t-avg-all", "t2t-bleu", "t2t-visualize"])
 def test_every_command_exists_and_parses_flags(tool):
   _, out, _ = run(tool, "--helpfull")  # absl prints the help and exits with status 1.
   assert "--t2t_usr_dir" in out and f"t2t_lite.bin.{tool.replace('-', '_')}:" in out
