@@ -14,7 +14,7 @@ DEMO_RUN := $(DEMO_DIR)/run
 DEMO_STEPS ?= 1000
 DING := /usr/share/trans/de-en
 
-.PHONY: demo test install clean
+.PHONY: demo test install clean bench
 
 install: $(STAMP)
 
@@ -47,6 +47,11 @@ demo: $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
+
+# make bench: benchmarks against peers (PyTorch, keras-hub) in bounded time; writes docs/benchmarks.md.
+bench: $(STAMP)
+	$(BIN)/pip install --quiet --editable ".[bench]"
+	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR) *.egg-info

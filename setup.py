@@ -27,7 +27,9 @@ setup(
         "tensorboard>=2.20,<3",  # tf.summary; TensorFlow no longer brings it.
         "importlib_resources",   # tensorflow-datasets downloads need it but do not declare it.
     ],
-    extras_require={"test": ["pytest>=8,<10", "jax[cpu]>=0.4.34"]},
+    extras_require={"test": ["pytest>=8,<10", "jax[cpu]>=0.4.34"],
+                    # Peers of the benchmarks in bench/ (make bench); never needed otherwise.
+                    "bench": ["torch==2.13.0", "keras-hub>=0.20,<1"]},
     entry_points={"console_scripts": [
         "t2t-trainer=t2t_lite.bin.t2t_trainer:run",
         "t2t-decoder=t2t_lite.bin.t2t_decoder:run",

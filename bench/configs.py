@@ -3,6 +3,8 @@
 import dataclasses
 import os
 
+import numpy as np
+
 from t2t_lite.hparams import HParams
 
 # Training: the paper's vocabulary size class (32k shared BPE) and one fixed token batch.
@@ -44,3 +46,10 @@ def model_label(hparams):
   """`N=6, d_model 512, d_ff 2048, h 8`."""
   return (f"N={hparams.num_hidden_layers}, d_model {hparams.hidden_size}, "
           f"d_ff {hparams.filter_size}, h {hparams.num_heads}")
+
+
+def random_batch(vocab_size, sentences=TRAIN_BATCH, length=TRAIN_LENGTH, seed=0):
+  """(inputs, targets): [sentences, length] int32 ids in [2, vocab_size), no padding."""
+  rng = np.random.default_rng(seed)
+  return (rng.integers(2, vocab_size, (sentences, length)).astype(np.int32),
+          rng.integers(2, vocab_size, (sentences, length)).astype(np.int32))

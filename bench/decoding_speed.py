@@ -1,9 +1,9 @@
 """Decoding speed on real sentences: greedy and beam 4, batch 1 and batch 32, against peers.
 
-The model is small and untrained (DECODE_HPARAMS, SentencePiece vocabulary trained
-now on Europarl; sentences.py); EOS is not allowed before each sentence's limit
-(its input length + 50, where `decode_ids` forces EOS), so every implementation
-emits exactly the same number of tokens and the rows compare equal work:
+The model is small and untrained (sizes in the table's notes; the SentencePiece
+vocabulary is trained now on Europarl: sentences.py). EOS is not allowed before
+each sentence's limit (its input length + 50, where `decode_ids` forces EOS), so
+every implementation emits the same number of tokens: the rows compare equal work.
   ours, XLA on / off:  `decode_ids` (t2t_lite.decoding: cached incremental decoding,
                        t2t's beam search) in one `tf.function`, with and without XLA;
   ours, no cache:      the same search, each step re-running the decoder over the prefix;
@@ -68,7 +68,8 @@ def measure(runs, batches, repeats, extra_length=configs.DECODE_EXTRA):
   implementation of ours emits other lengths than the rule says.
   """
   expected = limits(batches, extra_length)
-  outputs = {name: [fn(batch) for batch in batches] for name, fn in runs.items()}  # Compiles.
+  # The first pass traces, compiles and warms up; its ids are the check.
+  outputs = {name: [fn(batch) for batch in batches] for name, fn in runs.items()}
   first = next(iter(outputs.values()))
   agreement = {}
   for name, ids in outputs.items():
@@ -85,11 +86,11 @@ def measure(runs, batches, repeats, extra_length=configs.DECODE_EXTRA):
     agreement[name] = same / total
   seconds = timing.interleaved_medians(
       {name: (lambda fn=fn: [fn(batch) for batch in batches]) for name, fn in runs.items()},
-      repeats, warmup=1)
+      repeats, warmup=0)
   return seconds, agreement
 
 
-def run(repeats, sentences_batch1, sentences_batch32, uncached_batch32=False):
+def run(repeats, sentences_batch1, sentences_batch32, uncached_everywhere=False):
   processor = sentences.europarl_vocabulary()
   model, peer = models(processor.get_piece_size())
   texts = sentences.newstest_ids(processor, max(sentences_batch1, sentences_batch32))
@@ -101,25 +102,28 @@ def run(repeats, sentences_batch1, sentences_batch32, uncached_batch32=False):
            f"{configs.BEAM_ALPHA}; medians of {repeats} interleaved runs after warm-up."]
   if peer is None:
     notes.append(peers.missing("torch"))
-  rows, disagreements = [], []
+  rows, disagreements, xla_rows = [], [], []
   for beam_size in (1, 4):
     for batch_size, count in ((1, sentences_batch1), (32, sentences_batch32)):
-      uncached = batch_size == 1 or uncached_batch32
+      uncached = (batch_size == 1 and beam_size == 1) or uncached_everywhere
       batches = sentences.padded_batches(texts[:count], batch_size)
       tokens = int(sum(lengths.sum() for lengths in limits(batches)))
       runs = decoders(model, peer, beam_size, uncached)
       seconds, agreement = measure(runs, batches, repeats)
       search = "greedy" if beam_size == 1 else f"beam {beam_size}"
+      xla_rows.append([search, str(batch_size), f"{tokens / seconds[OURS_GRAPH]:,.0f}",
+                       f"{tokens / seconds[OURS_XLA]:,.0f}",
+                       f"{seconds[OURS_GRAPH] / seconds[OURS_XLA]:.2f}x"])
       for name, value in seconds.items():
         rows.append([search, str(batch_size), name, f"{count / value:,.2f}",
-                     f"{tokens / value:,.0f}", report.ratio(1 / seconds[OURS_XLA], 1 / value),
-                     report.ratio(1 / seconds[OURS_GRAPH], 1 / value)])
+                     f"{tokens / value:,.0f}", report.ratio(seconds[OURS_XLA], value),
+                     report.ratio(seconds[OURS_GRAPH], value)])
         if agreement[name] < 1.0:
           disagreements.append(f"{name} ({search}, batch {batch_size}): "
                                f"{agreement[name]:.1%}")
-  if not uncached_batch32:
-    notes.append("The decoders without a cache are timed at batch 1 only (at batch 32 they "
-                 "take minutes); bench/scaling.py shows how their cost grows with length.")
+  if not uncached_everywhere:
+    notes.append("The decoders without a cache are timed greedy at batch 1 only (elsewhere "
+                 "they take minutes); bench/scaling.py shows how their cost grows with length.")
   notes.append("Every implementation emitted the same ids as ours (XLA on)." if not disagreements
                else "Ids equal to ours (XLA on): " + "; ".join(disagreements) +
                " (float rounding between implementations can flip near-ties).")
@@ -127,7 +131,10 @@ def run(repeats, sentences_batch1, sentences_batch32, uncached_batch32=False):
       f"Decoding newstest2014 ({sentences_batch1} sentences at batch 1, "
       f"{sentences_batch32} at batch 32)",
       ["search", "batch", "implementation", "sentences/s", "tokens/s", "ours XLA on / this",
-       "ours XLA off / this"], rows, notes)]
+       "ours XLA off / this"], rows, notes),
+          report.Table("XLA on vs off: decoding with t2t_lite (from the decoding table)",
+                       ["search", "batch", "tokens/s, XLA off", "tokens/s, XLA on",
+                        "speed-up from XLA"], xla_rows, section="XLA on vs off")]
 
 
 def main():
@@ -135,13 +142,13 @@ def main():
   parser.add_argument("--repeats", type=int, default=3)
   parser.add_argument("--sentences_batch1", type=int, default=4)
   parser.add_argument("--sentences_batch32", type=int, default=32)
-  parser.add_argument("--uncached_batch32", action="store_true",
-                      help="Also time the decoders without a cache at batch 32 (slow).")
+  parser.add_argument("--uncached_everywhere", action="store_true",
+                      help="Time the decoders without a cache in every case (slow).")
   parser.add_argument("--json", help="Also save the tables here (for python -m bench).")
   args = parser.parse_args()
   peers.use_all_cores()
   report.emit(run(args.repeats, args.sentences_batch1, args.sentences_batch32,
-                  args.uncached_batch32), args.json)
+                  args.uncached_everywhere), args.json)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,15 @@ import platform
 
 @dataclasses.dataclass
 class Table:
-  """One result table: a title, column names, rows of already formatted cells, notes."""
+  """One result table: a title, column names, rows of already formatted cells, notes.
+
+  section: the heading of docs/benchmarks.md it goes under, when not its program's.
+  """
   title: str
   columns: list
   rows: list
   notes: list = dataclasses.field(default_factory=list)
+  section: str = ""
 
   def text(self):
     """The table as aligned plain text (first column left, the others right)."""
@@ -55,9 +59,10 @@ def emit(tables, json_path=None):
     save_tables(tables, json_path)
 
 
-def ratio(ours, peer):
-  """`1.23x` (ours / peer); `-` when either is missing."""
-  return "-" if not ours or not peer else f"{ours / peer:.2f}x"
+def ratio(our_cost, peer_cost):
+  """`1.23x`: the peer's cost (seconds, bytes) over ours, so above 1 means t2t_lite is
+  faster or smaller; `-` when either is missing."""
+  return "-" if not our_cost or not peer_cost else f"{peer_cost / our_cost:.2f}x"
 
 
 def gib(num_bytes):
@@ -111,8 +116,8 @@ def write_markdown(path, sections, command, seconds):
   lines = ["# Benchmarks", "",
            "Every number below comes from one run of the benchmark programs in `bench/`;",
            "each implementation is timed in the same process as its peers, in turn,",
-           "and the tables give medians over repetitions and ratios of medians",
-           "(ours / peer: above 1 means t2t_lite is faster or smaller).", "",
+           "and the tables give medians over repetitions and ratios of medians,",
+           "oriented so that above 1 means t2t_lite is faster (or smaller).", "",
            "Reproduce (about as long again as this run took):", "", "```", command, "```", "",
            "## Machine", ""]
   lines += [f"- {line}" for line in machine_description()]

@@ -1,20 +1,23 @@
 """Training throughput and model-FLOPs utilisation, float32 on CPU, against peers.
 
-One full step (forward, backward, Adam update) on one fixed token batch of
-TRAIN_BATCH sentences x TRAIN_LENGTH tokens (random ids, no padding), after
-warm-up steps (tracing, compiling); non-padding target tokens per second.
-  ours:      t2t_lite's real `TrainStep` under the default strategy, XLA off and on;
+One full step (forward, backward, Adam update) on one fixed token batch (random
+ids, no padding; sizes in the table's notes), after warm-up steps (tracing,
+compiling); non-padding target tokens per second.
+  ours:      t2t_lite's real `TrainStep` under the default strategy, XLA off and on
+             (XLA on the first model only: a compilation takes a minute here), and
+             once without dropout inside the feed-forward network, like keras-hub;
   PyTorch:   nn.Transformer, same shapes, eager (peers/torch_transformer.py);
-  keras-hub: TransformerEncoder/TransformerDecoder layers, `train_on_batch`, XLA off and on.
+  keras-hub: TransformerEncoder/TransformerDecoder layers, `train_on_batch`, XLA off.
 Model FLOPs are t2t_lite.training.cost.training_flops (6 x matmul parameters
 touched per token, plus attention); MFU divides the achieved FLOP/s by this
 machine's float32 matmul peak, measured in the same run with TensorFlow (and
 with PyTorch's own BLAS, which can differ).
 
-    python -m bench.training_throughput [--repeats=5] [--models=base,big]
+    python -m bench.training_throughput [--repeats=3] [--models=base,big]
 """
 
 import argparse
+import dataclasses
 import gc
 import os
 
@@ -26,28 +29,26 @@ from bench import configs, ours, peers, report, timing  # noqa: E402
 from t2t_lite.training.cost import training_flops  # noqa: E402
 
 OURS_GRAPH, OURS_XLA = "t2t_lite TrainStep, XLA off", "t2t_lite TrainStep, XLA on"
+OURS_AS_KERAS_HUB = "t2t_lite TrainStep, XLA off, no ReLU dropout (as keras-hub)"
 
 
-def fixed_batch(vocab_size, seed=0):
-  """(inputs, targets): [TRAIN_BATCH, TRAIN_LENGTH] int32 ids in [2, vocab_size)."""
-  rng = np.random.default_rng(seed)
-  shape = (configs.TRAIN_BATCH, configs.TRAIN_LENGTH)
-  return (rng.integers(2, vocab_size, shape).astype(np.int32),
-          rng.integers(2, vocab_size, shape).astype(np.int32))
+def training_runs(hparams, vocab_size, inputs, targets, notes, extra):
+  """{implementation: callable running one blocking training step}; skipped peers go to notes.
 
-
-def training_runs(hparams, vocab_size, inputs, targets, notes):
-  """{implementation: callable running one blocking training step}; skipped peers go to notes."""
-  runs = {OURS_GRAPH: ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=False),
-          OURS_XLA: ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=True)}
+  extra: also our XLA-compiled step, and our step without keras-hub's missing dropout.
+  """
+  runs = {OURS_GRAPH: ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=False)}
+  if extra:
+    runs[OURS_XLA] = ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=True)
+    runs[OURS_AS_KERAS_HUB] = ours.train_step(dataclasses.replace(hparams, relu_dropout=0.0),
+                                              vocab_size, inputs, targets, jit_compile=False)
   if not _note_missing("torch", notes):
     from bench.peers.torch_transformer import TorchTrainer
     runs["PyTorch nn.Transformer, eager"] = TorchTrainer(hparams, vocab_size, inputs, targets)
   if not _note_missing("keras_hub", notes):
     from bench.peers.keras_hub_transformer import KerasHubTrainer
-    for jit_compile in (False, True):
-      runs[f"keras-hub layers, XLA {'on' if jit_compile else 'off'}"] = KerasHubTrainer(
-          hparams, vocab_size, inputs, targets, jit_compile)
+    runs["keras-hub layers, XLA off"] = KerasHubTrainer(hparams, vocab_size, inputs, targets,
+                                                        jit_compile=False)
   return runs
 
 
@@ -70,22 +71,28 @@ def run(repeats, model_names):
   notes = [f"{configs.TRAIN_BATCH} sentences x {configs.TRAIN_LENGTH} tokens a step (inputs and "
            f"targets), vocabulary {configs.TRAIN_VOCAB_SIZE:,} shared with the softmax, dropout "
            f"0.1 on residuals, attention and ReLU, label smoothing 0.1, Adam; medians of "
-           f"{repeats} interleaved steps after 2 warm-up steps; {os.cpu_count()} threads for "
-           f"every framework."]
+           f"{repeats} interleaved steps after a warm-up step; {os.cpu_count()} threads for "
+           f"every framework.",
+           "All post-norm with the paper's initial learning-rate schedule. keras-hub's layers "
+           "have no dropout inside the feed-forward network (the others do). PyTorch: fused "
+           "Adam, OpenMP threads waiting passively (bench/__init__.py says why)."]
   peers.use_all_cores()
   peaks = matmul_peaks()
-  inputs, targets = fixed_batch(configs.TRAIN_VOCAB_SIZE)
+  inputs, targets = configs.random_batch(configs.TRAIN_VOCAB_SIZE)
   tokens = int(np.count_nonzero(targets))
   results = {}
-  for name in model_names:
+  for index, name in enumerate(model_names):
     hparams = configs.TRAIN_MODELS[name]
-    runs = training_runs(hparams, configs.TRAIN_VOCAB_SIZE, inputs, targets, notes)
-    results[name] = timing.interleaved_medians(runs, repeats, warmup=2)
+    # The extra rows on the first model only: XLA compilations take long.
+    runs = training_runs(hparams, configs.TRAIN_VOCAB_SIZE, inputs, targets, notes,
+                         extra=index == 0)
+    results[name] = timing.interleaved_medians(runs, repeats, warmup=1)
     del runs
     gc.collect()
   # Peaks before and after the steps: the higher, in case load from elsewhere hit one.
   peaks = {name: max(peak, matmul_peaks()[name]) for name, peak in peaks.items()}
-  return [throughput_table(results, tokens, notes), mfu_table(results, tokens, peaks)]
+  return [throughput_table(results, tokens, notes), mfu_table(results, tokens, peaks),
+          xla_table(results)]
 
 
 def throughput_table(results, tokens, notes):
@@ -93,8 +100,8 @@ def throughput_table(results, tokens, notes):
   for name, seconds in results.items():
     for implementation, step in seconds.items():
       rows.append([name, implementation, f"{step * 1e3:,.0f}", f"{tokens / step:,.0f}",
-                   report.ratio(1 / seconds[OURS_GRAPH], 1 / step),
-                   report.ratio(1 / seconds[OURS_XLA], 1 / step)])
+                   report.ratio(seconds[OURS_GRAPH], step),
+                   report.ratio(seconds.get(OURS_XLA), step)])
   return report.Table(
       "Training throughput (float32, CPU)",
       ["model", "implementation", "ms/step", "target tokens/s", "ours XLA off / this",
@@ -124,9 +131,21 @@ def mfu_table(results, tokens, peaks):
        "attention included; layer norms, softmax and the optimizer not counted)."])
 
 
+def xla_table(results):
+  rows = []
+  for name, seconds in results.items():
+    if OURS_XLA in seconds:
+      rows.append([name, "t2t_lite TrainStep", f"{seconds[OURS_GRAPH] * 1e3:,.0f}",
+                   f"{seconds[OURS_XLA] * 1e3:,.0f}",
+                   f"{seconds[OURS_GRAPH] / seconds[OURS_XLA]:.2f}x"])
+  return report.Table("XLA on vs off: a training step (from the throughput table)",
+                      ["model", "implementation", "ms/step, XLA off", "ms/step, XLA on",
+                       "speed-up from XLA"], rows, section="XLA on vs off")
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  parser.add_argument("--repeats", type=int, default=5)
+  parser.add_argument("--repeats", type=int, default=3)
   parser.add_argument("--models", default="base,big",
                       help="Which of base, big (transformer_big widths, N=2) to run.")
   parser.add_argument("--json", help="Also save the tables here (for python -m bench).")

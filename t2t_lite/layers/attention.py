@@ -42,8 +42,13 @@ class MultiHeadAttention(keras.layers.Layer):
     `bias` broadcasts to [batch, heads, queries, keys].
     Returns [batch, heads, queries, keys] float32, each row summing to 1.
     """
+    return self._probabilities(query_input, keys, bias, "bthk,bshk->bhts")
+
+  def _probabilities(self, query_input, keys, bias, equation):
+    """softmax(q k^T / sqrt(d_k) + bias) -> [batch, heads, queries, keys] float32, where
+    `equation` multiplies queries [b, t, h, d_k] with keys in their layout."""
     queries = self.query_dense(query_input) * (self.key_depth ** -0.5)  # [b, t, h, d_k]
-    logits = ops.einsum("bthk,bshk->bhts", queries, keys)                # [b, h, t, s]
+    logits = ops.einsum(equation, queries, keys)                         # [b, h, t, s]
     # Softmax in float32 whatever the compute dtype.
     # Keras casts a layer's float arguments to its compute dtype: add the bias in float32.
     return ops.softmax(ops.cast(logits, "float32") + ops.cast(bias, "float32"), axis=-1)
@@ -71,18 +76,36 @@ class MultiHeadAttention(keras.layers.Layer):
     keys, values = self.project_memory(memory)
     return self.attend(query_input, keys, values, bias, training=training)
 
+  def project_cache(self, memory):
+    """[batch, length, d_model] -> keys [batch, heads, length, d_k], values [..., d_v].
+
+    The decoding cache's layout: heads first, so that the batched products of
+    `attend_cached` read it as it is; the layout of `project_memory` would make
+    every decoding step transpose (copy) the whole cache.
+    """
+    keys, values = self.project_memory(memory)
+    return ops.transpose(keys, (0, 2, 1, 3)), ops.transpose(values, (0, 2, 1, 3))
+
+  def attend_cached(self, query_input, keys, values, bias):
+    """`attend` at inference (no dropout) over heads-first keys and values (`project_cache`):
+    query_input [batch, queries, d_model] -> [batch, queries, d_model]."""
+    weights = self._probabilities(query_input, keys, bias, "bthk,bhsk->bhts")  # [b, h, t, s]
+    context = ops.einsum("bhts,bhsv->bthv", ops.cast(weights, self.compute_dtype),
+                         values)                                         # [b, t, h, d_v]
+    return self.output_dense(context)                                    # [b, t, d_model]
+
   def call_with_cache(self, query_input, step, cached_keys, cached_values, bias):
     """Self-attention of one new position over a fixed-size cache (inference only).
 
     query_input: [batch, 1, d_model], the input at position `step`.
-    cached_keys: [batch, cache_length, heads, d_k]; cached_values likewise with d_v.
+    cached_keys: [batch, heads, cache_length, d_k]; cached_values likewise with d_v.
     Writes this position's key and value at index `step` (static shapes: XLA-ready)
     and returns (output [batch, 1, d_model], new keys, new values).
     """
-    new_key, new_value = self.project_memory(query_input)  # [batch, 1, heads, depth]
-    start = (0, step, 0, 0)
+    new_key, new_value = self.project_cache(query_input)  # [batch, heads, 1, depth]
+    start = (0, 0, step, 0)
     cached_keys = ops.slice_update(cached_keys, start, ops.cast(new_key, cached_keys.dtype))
     cached_values = ops.slice_update(cached_values, start,
                                      ops.cast(new_value, cached_values.dtype))
-    output = self.attend(query_input, cached_keys, cached_values, bias, training=False)
+    output = self.attend_cached(query_input, cached_keys, cached_values, bias)
     return output, cached_keys, cached_values

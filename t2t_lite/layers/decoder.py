@@ -29,7 +29,9 @@ class DecoderLayer(keras.layers.Layer):
     """
     x = self._self_attend(x, self_bias, training)
     keys, values = self.memory_attention.project_memory(memory)
-    return self._attend_memory_and_feed_forward(x, keys, values, memory_bias, training)
+    y = self.memory_attention.attend(self.memory_attention_residual.preprocess(x), keys, values,
+                                     memory_bias, training=training)
+    return self._memory_residual_and_feed_forward(x, y, training)
 
   def attention_weights(self, x, memory, self_bias, memory_bias):
     """The weights `call` applies (inference mode, no dropout), inputs as for `call`:
@@ -48,23 +50,24 @@ class DecoderLayer(keras.layers.Layer):
   def step(self, x, step, layer_cache, self_bias, memory_bias):
     """One position at inference: x [batch, 1, d_model] at index `step`.
 
-    layer_cache holds "keys"/"values" [batch, cache_length, heads, depth] of this
-    layer's self-attention and "memory_keys"/"memory_values" [batch, s, heads, depth].
+    layer_cache holds "keys"/"values" [batch, heads, cache_length, depth] of this
+    layer's self-attention and "memory_keys"/"memory_values" [batch, heads, s, depth]
+    (heads first: `MultiHeadAttention.project_cache`).
     Returns ([batch, 1, d_model], the updated layer cache).
     """
     y = self.self_attention_residual.preprocess(x)
     y, keys, values = self.self_attention.call_with_cache(
         y, step, layer_cache["keys"], layer_cache["values"], self_bias)
     x = self.self_attention_residual.postprocess(x, y, training=False)
-    x = self._attend_memory_and_feed_forward(
-        x, layer_cache["memory_keys"], layer_cache["memory_values"], memory_bias, False)
+    y = self.memory_attention.attend_cached(
+        self.memory_attention_residual.preprocess(x), layer_cache["memory_keys"],
+        layer_cache["memory_values"], memory_bias)
+    x = self._memory_residual_and_feed_forward(x, y, False)
     return x, dict(layer_cache, keys=keys, values=values)
 
-  def _attend_memory_and_feed_forward(self, x, memory_keys, memory_values, memory_bias,
-                                      training):
-    y = self.memory_attention.attend(self.memory_attention_residual.preprocess(x),
-                                     memory_keys, memory_values, memory_bias,
-                                     training=training)
+  def _memory_residual_and_feed_forward(self, x, y, training):
+    """The encoder-decoder attention's residual (y: its output), then the feed-forward
+    sublayer: [batch, t, d_model] -> same."""
     x = self.memory_attention_residual.postprocess(x, y, training=training)
     y = self.feed_forward(self.feed_forward_residual.preprocess(x), training=training)
     return self.feed_forward_residual.postprocess(x, y, training=training)

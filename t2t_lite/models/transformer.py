@@ -108,21 +108,22 @@ class Transformer(keras.Model):
   def init_cache(self, memory, memory_bias, max_decode_length):
     """The decoding state before step 0, with room for `max_decode_length` steps.
 
-    Encoder-decoder keys and values are computed once here. Shapes:
+    Encoder-decoder keys and values are computed once here. Shapes (heads first,
+    the layout every step reads without copying: `MultiHeadAttention.project_cache`):
       memory_bias:        [batch, 1, 1, s]
-      layers[i].keys:     [batch, max_decode_length, heads, d_k]   (zeros)
-      layers[i].values:   [batch, max_decode_length, heads, d_v]   (zeros)
-      layers[i].memory_keys / memory_values: [batch, s, heads, d_k / d_v]
+      layers[i].keys:     [batch, heads, max_decode_length, d_k]   (zeros)
+      layers[i].values:   [batch, heads, max_decode_length, d_v]   (zeros)
+      layers[i].memory_keys / memory_values: [batch, heads, s, d_k / d_v]
     """
     batch = ops.shape(memory)[0]
     layers = []
     for layer in self.decoder.blocks:
       attention = layer.self_attention
-      memory_keys, memory_values = layer.memory_attention.project_memory(memory)
+      memory_keys, memory_values = layer.memory_attention.project_cache(memory)
       layers.append({
-          "keys": ops.zeros((batch, max_decode_length, attention.num_heads,
+          "keys": ops.zeros((batch, attention.num_heads, max_decode_length,
                              attention.key_depth), dtype=memory.dtype),
-          "values": ops.zeros((batch, max_decode_length, attention.num_heads,
+          "values": ops.zeros((batch, attention.num_heads, max_decode_length,
                                attention.value_depth), dtype=memory.dtype),
           "memory_keys": memory_keys,
           "memory_values": memory_values,
@@ -135,7 +136,7 @@ class Transformer(keras.Model):
     ids: [batch] the token at position `step` of the decoder input (0 at step 0,
     then the previous output). Returns (logits [batch, vocab] float32, new cache).
     """
-    cache_length = ops.shape(cache["layers"][0]["keys"])[1]
+    cache_length = ops.shape(cache["layers"][0]["keys"])[2]
     x = self._embed(self.target_embedding, self.target_positions, ids[:, None], step, False)
     x, layers = self.decoder.step(x, step, cache["layers"], step_bias(step, cache_length),
                                   cache["memory_bias"])

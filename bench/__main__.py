@@ -1,0 +1,97 @@
+"""Runs every benchmark, each in its own process, and writes docs/benchmarks.md.
+
+    python -m bench [--output=docs/benchmarks.md] [--only=decoding_speed,memory] [--repeats=3]
+
+Each program prints its tables as it finishes; the document gathers them with the
+machine's description and each program's own description of what it compares.
+"""
+
+import argparse
+import ast
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench import report
+
+# (program, heading); each takes --json (and --repeats when it times repetitions).
+PROGRAMS = [
+    ("training_throughput", "Training throughput and model-FLOPs utilisation"),
+    ("decoding_speed", "Decoding"),
+    ("scaling", "How cost grows"),
+    ("memory", "Memory"),
+    ("input_vs_training", "Input pipeline vs training"),
+]
+REPEATED = {"training_throughput", "decoding_speed", "scaling"}
+XLA_SECTION = ("XLA on vs off", "The same measurements as the tables above, side by side. "
+               "t2t-trainer turns XLA on by default on GPUs only.")
+PROGRAM_TIMEOUT_S = 600
+
+
+def description(program):
+  """A program's docstring as Markdown, without its title and usage lines: what it measures.
+
+  Lines indented by two spaces start list items; lines indented deeper continue them.
+  """
+  path = os.path.join(os.path.dirname(__file__), f"{program}.py")
+  with open(path, encoding="utf-8") as f:
+    text = ast.get_docstring(ast.parse(f.read())) or ""
+  lines = []
+  for line in text.splitlines()[1:]:
+    if line.strip().startswith("python "):
+      continue
+    if line.startswith("   ") and lines:
+      lines[-1] += " " + line.strip()
+    elif line.startswith("  "):
+      lines.append("- " + line.strip())
+    else:
+      lines.append(("\n" if lines and lines[-1].startswith("- ") else "") + line)
+  return "\n".join(lines).strip()
+
+
+def run_program(program, repeats, json_path):
+  """Runs `python -m bench.<program>`; its tables, or one table saying why there are none."""
+  command = [sys.executable, "-m", f"bench.{program}", f"--json={json_path}"]
+  if repeats and program in REPEATED:
+    command.append(f"--repeats={repeats}")
+  print(f"\n== {' '.join(command[1:-1])}", flush=True)
+  try:
+    subprocess.run(command, check=True, timeout=PROGRAM_TIMEOUT_S)
+    return report.load_tables(json_path)
+  except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+    return [report.Table(f"{program}: no result", ["why"], [[str(error)]])]
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--output", default=os.path.join("docs", "benchmarks.md"))
+  parser.add_argument("--only", help="Comma-separated programs to run (default: all).")
+  parser.add_argument("--repeats", type=int, help="Repetitions per timing (programs' default).")
+  args = parser.parse_args()
+  chosen = args.only.split(",") if args.only else [name for name, _ in PROGRAMS]
+  start = time.perf_counter()
+  sections, xla_tables = [], []
+  with tempfile.TemporaryDirectory(prefix="t2t_bench_") as scratch:
+    for program, heading in PROGRAMS:
+      if program not in chosen:
+        continue
+      program_start = time.perf_counter()
+      tables = run_program(program, args.repeats, os.path.join(scratch, f"{program}.json"))
+      took = f"`python -m bench.{program}` took {time.perf_counter() - program_start:.0f} s."
+      xla_tables += [table for table in tables if table.section == XLA_SECTION[0]]
+      sections.append((heading, f"{description(program)}\n\n{took}",
+                       [table for table in tables if table.section != XLA_SECTION[0]]))
+  if xla_tables:
+    sections.append(XLA_SECTION + (xla_tables,))
+  seconds = time.perf_counter() - start
+  command = "make bench    # or: .venv/bin/python -m bench" + (
+      f" {' '.join(sys.argv[1:])}" if sys.argv[1:] else "")
+  os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
+  report.write_markdown(args.output, sections, command, seconds)
+  print(f"\nwrote {args.output} ({seconds / 60:.1f} minutes)")
+
+
+if __name__ == "__main__":
+  main()
