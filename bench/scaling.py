@@ -10,7 +10,7 @@ tokens per batch (sentences x length), so the per-token cost of every matrix
 product stays the same and only attention's quadratic term grows; the predicted
 growth is t2t_lite.training.cost.training_flops's.
 
-    python -m bench.scaling [--repeats=3] [--lengths=16,32,64,128] [--train_lengths=32,64,128,256,512]
+    python -m bench.scaling [--repeats=3] [--lengths=16,32,64,128] [--train_lengths=32,128,512]
 """
 
 import argparse
@@ -94,7 +94,7 @@ def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--repeats", type=int, default=3)
   parser.add_argument("--lengths", default="16,32,64,128", help="Decoded lengths.")
-  parser.add_argument("--train_lengths", default="32,64,128,256,512")
+  parser.add_argument("--train_lengths", default="32,128,512")
   parser.add_argument("--json", help="Also save the tables here (for python -m bench).")
   args = parser.parse_args()
   peers.use_all_cores()
