@@ -16,8 +16,24 @@ def _percent(part, whole):
   return 100.0 * part / whole if whole else 0.0
 
 
+class _Rates:
+  """Recall, precision and tagging accuracy from the counts of a row or of totals."""
+
+  @property
+  def recall(self):
+    return _percent(self.matched, self.gold_brackets)
+
+  @property
+  def precision(self):
+    return _percent(self.matched, self.test_brackets)
+
+  @property
+  def tagging_accuracy(self):
+    return _percent(self.correct_tags, self.words)
+
+
 @dataclasses.dataclass(frozen=True)
-class SentenceResult:
+class SentenceResult(_Rates):
   """One row of EVALB's table; a skip or error row is all 0 but for length and words."""
 
   id: int                 # 1-based line number.
@@ -31,21 +47,9 @@ class SentenceResult:
   correct_tags: int
   message: str = ""       # Why an error sentence was not scored, e.g. "Length unmatch (4|5)".
 
-  @property
-  def recall(self):
-    return _percent(self.matched, self.gold_brackets)
-
-  @property
-  def precision(self):
-    return _percent(self.matched, self.test_brackets)
-
-  @property
-  def tag_accuracy(self):
-    return _percent(self.correct_tags, self.words)
-
 
 @dataclasses.dataclass(frozen=True)
-class Totals:
+class Totals(_Rates):
   """Counts over a set of sentences; only valid (status 0) ones add brackets, words, crossings."""
 
   sentences: int = 0
@@ -83,14 +87,6 @@ class Totals:
     return self.sentences - self.error_sentences - self.skip_sentences
 
   @property
-  def recall(self):
-    return _percent(self.matched, self.gold_brackets)
-
-  @property
-  def precision(self):
-    return _percent(self.matched, self.test_brackets)
-
-  @property
   def f1(self):
     """Of the percentages, as EVALB computes it; 0.0 where EVALB prints nan."""
     total = self.precision + self.recall
@@ -111,10 +107,6 @@ class Totals:
   @property
   def two_or_less_crossing(self):
     return _percent(self.two_or_less_crossing_sentences, self.valid_sentences)
-
-  @property
-  def tagging_accuracy(self):
-    return _percent(self.correct_tags, self.words)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,7 +139,7 @@ def format_report(result, fmeasure=True):
   for s in result.sentences:
     lines.append(f"{s.id:4d}  {s.length:3d}    {s.status:d}  {s.recall:6.2f} {s.precision:6.2f}"
                  f"   {s.matched:3d}    {s.gold_brackets:3d}  {s.test_brackets:3d}"
-                 f"    {s.crossing:3d}   {s.words:4d}  {s.correct_tags:4d}   {s.tag_accuracy:6.2f}")
+                 f"    {s.crossing:3d}   {s.words:4d}  {s.correct_tags:4d}   {s.tagging_accuracy:6.2f}")
   t = result.all
   lines.append(rule)
   lines.append(f"                {t.recall:6.2f} {t.precision:6.2f} {t.matched:6d}"
