@@ -33,22 +33,30 @@ def interleaved_medians(runs, repeats, warmup=1):
   return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def tf_matmul_peak(size=2048, seconds=1.0):
-  """FLOP/s of repeated float32 [size, size] products with TensorFlow (this machine's peak)."""
-  from t2t_lite.training.cost import measured_cpu_peak
-  return measured_cpu_peak(size, seconds)
+def tf_matmul(size=2048, count=4):
+  """(callable, FLOPs): `count` float32 [size, size] products with TensorFlow, blocking.
+
+  Timed among the other runs (`interleaved_medians`), it gives this machine's
+  matmul peak under the same load as they had.
+  """
+  import tensorflow as tf
+  a = tf.constant(np.random.default_rng(0).standard_normal((size, size), np.float32))
+
+  def run():
+    for _ in range(count):
+      tf.linalg.matmul(a, a).numpy()
+  return run, 2 * size ** 3 * count
 
 
-def torch_matmul_peak(size=2048, seconds=1.0):
+def torch_matmul(size=2048, count=4):
   """The same with PyTorch (its own BLAS, which may differ from TensorFlow's)."""
   import torch
   a = torch.from_numpy(np.random.default_rng(0).standard_normal((size, size), np.float32))
-  torch.mm(a, a)
-  runs, start = 0, time.perf_counter()
-  while time.perf_counter() - start < seconds:
-    torch.mm(a, a)
-    runs += 1
-  return 2 * size ** 3 * runs / (time.perf_counter() - start)
+
+  def run():
+    for _ in range(count):
+      torch.mm(a, a)
+  return run, 2 * size ** 3 * count
 
 
 def peak_rss_bytes():

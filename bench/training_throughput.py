@@ -10,8 +10,8 @@ compiling); non-padding target tokens per second.
   keras-hub: TransformerEncoder/TransformerDecoder layers, `train_on_batch`, XLA off.
 Model FLOPs are t2t_lite.training.cost.training_flops (6 x matmul parameters
 touched per token, plus attention); MFU divides the achieved FLOP/s by this
-machine's float32 matmul peak, measured in the same run with TensorFlow (and
-with PyTorch's own BLAS, which can differ).
+machine's float32 matmul peak, timed in turn with the steps (so under the same
+load) with TensorFlow, and with PyTorch's own BLAS, which can differ.
 
     python -m bench.training_throughput [--repeats=3] [--models=base,big]
 """
@@ -59,12 +59,12 @@ def _note_missing(module, notes):
   return note
 
 
-def matmul_peaks():
-  """{framework: float32 matmul FLOP/s on this machine now}."""
-  peaks = {"TensorFlow": timing.tf_matmul_peak()}
+def matmul_runs():
+  """{framework: (callable, FLOPs)}: float32 matrix products, to time among the steps."""
+  runs = {"TensorFlow": timing.tf_matmul()}
   if not peers.missing("torch"):
-    peaks["PyTorch"] = timing.torch_matmul_peak()
-  return peaks
+    runs["PyTorch"] = timing.torch_matmul()
+  return runs
 
 
 def run(repeats, model_names):
@@ -77,20 +77,22 @@ def run(repeats, model_names):
            "have no dropout inside the feed-forward network (the others do). PyTorch: fused "
            "Adam, OpenMP threads waiting passively (bench/__init__.py says why)."]
   peers.use_all_cores()
-  peaks = matmul_peaks()
+  matmuls = matmul_runs()
   inputs, targets = configs.random_batch(configs.TRAIN_VOCAB_SIZE)
   tokens = int(np.count_nonzero(targets))
-  results = {}
+  results, peaks = {}, {}
   for index, name in enumerate(model_names):
     hparams = configs.TRAIN_MODELS[name]
     # The extra rows on the first model only: XLA compilations take long.
     runs = training_runs(hparams, configs.TRAIN_VOCAB_SIZE, inputs, targets, notes,
                          extra=index == 0)
-    results[name] = timing.interleaved_medians(runs, repeats, warmup=1)
+    runs.update({f"matmul {framework}": run for framework, (run, _) in matmuls.items()})
+    seconds = timing.interleaved_medians(runs, repeats, warmup=1)
+    peaks[name] = {framework: flops / seconds.pop(f"matmul {framework}")
+                   for framework, (_, flops) in matmuls.items()}
+    results[name] = seconds
     del runs
     gc.collect()
-  # Peaks before and after the steps: the higher, in case load from elsewhere hit one.
-  peaks = {name: max(peak, matmul_peaks()[name]) for name, peak in peaks.items()}
   return [throughput_table(results, tokens, notes), mfu_table(results, tokens, peaks),
           xla_table(results)]
 
@@ -109,24 +111,29 @@ def throughput_table(results, tokens, notes):
 
 
 def mfu_table(results, tokens, peaks):
-  tf_peak = peaks["TensorFlow"]
+  """peaks: {model name: {framework: matmul FLOP/s measured among that model's steps}}."""
   rows = []
   for name, seconds in results.items():
+    tf_peak = peaks[name]["TensorFlow"]
     hparams = configs.TRAIN_MODELS[name]
     flops = training_flops(hparams, configs.TRAIN_VOCAB_SIZE, tokens, tokens,
                            configs.TRAIN_LENGTH, configs.TRAIN_LENGTH)
     for implementation, step in seconds.items():
-      own_peak = peaks.get("PyTorch", tf_peak) if implementation.startswith("PyTorch") else tf_peak
+      own_peak = tf_peak
+      if implementation.startswith("PyTorch"):
+        own_peak = peaks[name].get("PyTorch", tf_peak)
       rows.append([name, implementation, f"{flops / tokens / 1e6:,.0f}",
                    f"{flops / step / 1e9:,.1f}", f"{100 * flops / step / tf_peak:.0f}%",
                    f"{100 * flops / step / own_peak:.0f}%"])
-  peak_text = ", ".join(f"{framework} {peak / 1e9:,.0f} GFLOP/s"
-                        for framework, peak in peaks.items())
+  peak_text = "; ".join(f"{name}: " + ", ".join(f"{framework} {peak / 1e9:,.0f} GFLOP/s"
+                                                 for framework, peak in model_peaks.items())
+                        for name, model_peaks in peaks.items())
   return report.Table(
       "Model-FLOPs utilisation of the training steps above",
       ["model", "implementation", "model MFLOPs / target token", "achieved GFLOP/s",
        "MFU (TensorFlow matmul peak)", "MFU (own framework's matmul peak)"], rows,
-      [f"Float32 [2048, 2048] matmul peak measured in this run: {peak_text}.",
+      [f"Float32 [2048, 2048] matmul peak, medians timed in turn with each model's steps: "
+       f"{peak_text}.",
        "Model FLOPs: t2t_lite.training.cost.training_flops (matmuls forward and backward, "
        "attention included; layer norms, softmax and the optimizer not counted)."])
 
