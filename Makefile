@@ -1,6 +1,7 @@
 # make demo: set everything up, then run the main job on the built-in offline default:
 #            German->English on the Ding dictionary's example sentences.
-# make test: set everything up, then run the test suite.
+# make test: set everything up, then run the test suite (the full tier; CI runs it).
+# make test-fast: the unit tier only: no subprocesses, no training beyond a few steps.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -14,7 +15,7 @@ DEMO_RUN := $(DEMO_DIR)/run
 DEMO_STEPS ?= 1000
 DING := /usr/share/trans/de-en
 
-.PHONY: demo test install clean bench
+.PHONY: demo test test-fast install clean bench
 
 install: $(STAMP)
 
@@ -47,6 +48,9 @@ demo: $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" tests
 
 # make bench: benchmarks against peers (PyTorch, keras-hub) in bounded time; writes docs/benchmarks.md.
 bench: $(STAMP)

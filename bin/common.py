@@ -3,11 +3,10 @@
 import os
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # Before TensorFlow is imported.
+from absl import app, flags
 
-from absl import app, flags  # noqa: E402
-
-from t2t_lite.errors import UserError  # noqa: E402
+from t2t_lite import quiet
+from t2t_lite.errors import UserError
 
 flags.DEFINE_string("t2t_usr_dir", None,
                     "A Python package directory whose __init__.py registers your own "
@@ -58,13 +57,15 @@ def load_registries(usr_dir=None):
 def run_main(main, registries=True):
   """Runs `main(argv)` under absl; a `UserError` prints one line and exits with status 2.
 
-  registries: load the problems, hparams sets and models first (and --t2t_usr_dir).
+  registries: load TensorFlow quietly, then the problems, hparams sets and models (and
+    --t2t_usr_dir).
   """
   program = os.path.basename(sys.argv[0])
 
   def guarded(argv):
     try:
       if registries:
+        quiet.import_tensorflow()
         load_registries(flags.FLAGS.t2t_usr_dir)
       return main(argv)
     except UserError as error:

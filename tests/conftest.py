@@ -1,10 +1,44 @@
-"""Shared fixtures: the real data beside the project, and quiet TensorFlow."""
+"""Shared fixtures: the real data beside the project, and quiet TensorFlow.
+
+Tiers: `make test-fast` runs the unit tier (`-m "not slow"`); tests marked `slow`
+(subprocesses, training runs beyond a few steps) run only in the full `make test`.
+"""
 
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import pytest  # noqa: E402
+
+
+# Fixtures that train or run commands: a test that uses one is in the full tier.
+SLOW_FIXTURES = {"trained_run"}
+
+
+def pytest_configure(config):
+  config.addinivalue_line(
+      "markers", "slow: starts a subprocess or trains beyond a few steps (full tier only)")
+
+
+def pytest_collection_modifyitems(items):
+  for item in items:
+    if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+      item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def unit_tier_starts_no_subprocess(request, monkeypatch):
+  """In the unit tier (`-m "not slow"`), a test that starts a subprocess fails and says
+  to mark it `slow`."""
+  if request.config.getoption("markexpr") != "not slow":
+    return
+  import subprocess
+
+  def refuse(self, args, *unused, **kwargs):
+    raise AssertionError(f"{request.node.nodeid} starts a subprocess ({args!r}): mark it "
+                         f"@pytest.mark.slow (the unit tier runs none)")
+  monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+
 
 SHARED_DATA = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
 

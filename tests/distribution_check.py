@@ -1,4 +1,4 @@
-"""Trains a small Transformer 3 steps on a fixed global batch and saves the weights.
+"""Trains a small Transformer 3 SGD steps on a fixed global batch and saves the updates.
 
     python distribution_check.py local OUT_DIR
         writes OUT_DIR/<mode>.npz for each local mode:
@@ -10,7 +10,10 @@
         writes OUT_DIR/worker<INDEX>.npz: 2 processes on 127.0.0.1 under
         MultiWorkerMirroredStrategy, a half each
 
-Every mode sees the same global batch per step, so all must give the same weights.
+Every mode sees the same global batch per step, so all must give the same update.
+Plain SGD makes the update the normalised gradient itself (times the learning rate):
+Adam would divide a near-zero gradient element by its own square root and so blow
+float32 round-off up to a whole learning rate, whatever the summation order.
 """
 
 import json
@@ -25,6 +28,7 @@ if MODE == "worker":
       "task": {"type": "worker", "index": INDEX}})
 
 sys.path.insert(0, os.path.dirname(__file__))
+import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
@@ -33,11 +37,11 @@ if MODE == "local":
   tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 
 from model_fixtures import SMALL, random_batch, small_model  # noqa: E402
-from t2t_lite.optimization import build_optimizer  # noqa: E402
 from t2t_lite.training.step import TrainStep  # noqa: E402
 from t2t_lite.training.strategy import make_strategy  # noqa: E402
 
-HPARAMS = SMALL.override("layer_prepostprocess_dropout=0.0,learning_rate_warmup_steps=10")
+HPARAMS = SMALL.override("layer_prepostprocess_dropout=0.0")
+LEARNING_RATE = 0.5
 FIRST = random_batch(batch=4, seed=1)
 SECOND = random_batch(batch=4, input_length=9, target_length=5, seed=2)
 
@@ -68,21 +72,27 @@ def repeating(batches):
 
 
 def train_and_save(name, strategy, batches, accumulation=1, jit_compile=False):
-  """Three steps of `strategy` over `batches`; saves the weights as OUT/<name>.npz."""
+  """Three SGD steps of `strategy` over `batches`; saves OUT/<name>.npz: every weight's
+  initial value and update (final - initial), each step's loss sum, tokens per step."""
   with strategy.scope():
     model = small_model(HPARAMS)
     model(as_features(FIRST))
-    optimizer = build_optimizer(HPARAMS)
+    optimizer = keras.optimizers.SGD(learning_rate=LEARNING_RATE)
     optimizer.build(model.trainable_variables)
   initial = [np.asarray(v) for v in model.weights]
   step = TrainStep(strategy, model, optimizer, HPARAMS.label_smoothing, accumulation,
                    jit_compile)
   iterator = iter(strategy.distribute_datasets_from_function(repeating(batches)))
+  losses = []
   for _ in range(3):
     stats = step(iterator)
-  final = [np.asarray(v) for v in model.weights]
-  assert max(np.abs(a - b).max() for a, b in zip(initial, final)) > 1e-4, "weights unchanged"
-  np.savez(os.path.join(OUT, f"{name}.npz"), *final, tokens=stats["tokens"])
+    losses.append(stats["loss_sum"])
+  updates = [np.asarray(v) - start for v, start in zip(model.weights, initial)]
+  assert max(np.abs(update).max() for update in updates) > 1e-4, "weights unchanged"
+  arrays = {**{f"initial_{i}": value for i, value in enumerate(initial)},
+            **{f"update_{i}": update for i, update in enumerate(updates)}}
+  np.savez(os.path.join(OUT, f"{name}.npz"), **arrays, losses=np.array(losses),
+           tokens=stats["tokens"])
   print(f"{name}: done, {stats['tokens']:.0f} tokens per step")
 
 

@@ -35,12 +35,16 @@ for name, hparams in sorted(VARIANTS.items()):
     steps.append(np.asarray(logits))
   np.testing.assert_allclose(np.stack(steps, 1), full, atol=1e-5, err_msg=name)
 
+# Training progress: 160 steps on one batch take the loss below 2% of its start on the CPUs
+# seen (0.4 after 40 steps, 0.02-0.04 after 160, over seeds); a quarter is the claim, wide
+# enough for any seed, CPU and summation order, and still far from an untrained model's loss.
+EPOCHS = 160
 hparams = SMALL.override("layer_prepostprocess_dropout=0.0,learning_rate_warmup_steps=20")
 model = small_model(hparams)
 model.compile(optimizer=build_optimizer(hparams), loss=SmoothedCrossEntropy(0.1))
 features = {"inputs": inputs, "targets": targets}
 first = model.evaluate(features, targets, verbose=0)
-model.fit(features, targets, epochs=40, verbose=0)
+model.fit(features, targets, epochs=EPOCHS, verbose=0)
 last = model.evaluate(features, targets, verbose=0)
-assert last < 0.5 * first, (first, last)
+assert last < 0.25 * first, (first, last)
 print(f"jax backend ok: loss {first:.3f} -> {last:.3f}")

@@ -2,10 +2,11 @@
 
 import dataclasses
 import os
-import subprocess
 import sys
 
 import pytest
+
+from commands import run
 
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.evalb import (COLLINS, ERROR, OK, SKIP, EvalbParams, format_report,
@@ -227,10 +228,10 @@ def test_command_bad_input_is_one_line_and_status_2(tmp_path, capsys):
   assert len(capsys.readouterr().err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_runs_as_a_module(tmp_path):
   trees = tmp_path / "trees.txt"
   trees.write_text(GOLD + "\n")
-  done = subprocess.run([sys.executable, "-m", "t2t_lite.metrics.evalb", str(trees), str(trees)],
-                        capture_output=True, text=True, check=False)
+  done = run([sys.executable, "-m", "t2t_lite.metrics.evalb", str(trees), str(trees)])
   assert done.returncode == 0, done.stderr
   assert "Bracketing FMeasure       = 100.00" in done.stdout

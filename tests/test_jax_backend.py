@@ -1,14 +1,13 @@
 """The model's layers use only keras.ops: it also runs on Keras's JAX backend."""
 
-import os
-import subprocess
-import sys
+import pytest
+
+from commands import environment, run_script
 
 
+@pytest.mark.slow
 def test_model_runs_on_the_jax_backend():
-  script = os.path.join(os.path.dirname(__file__), "jax_backend_check.py")
-  env = dict(os.environ, KERAS_BACKEND="jax", JAX_PLATFORMS="cpu")
-  result = subprocess.run([sys.executable, script], capture_output=True, text=True, env=env,
-                          timeout=600)
+  result = run_script("jax_backend_check.py",
+                      env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
   assert result.returncode == 0, result.stderr[-3000:]
   assert "jax backend ok" in result.stdout

@@ -1,12 +1,11 @@
 """The searches on Keras's JAX backend (the GPU machines' path) give the TensorFlow results."""
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
+import pytest
 
+from commands import environment, run_script
 from decoding_fakes import backend_cases, run
 from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.greedy import greedy_search
@@ -14,11 +13,10 @@ from t2t_lite.decoding.greedy import greedy_search
 SEARCHES = {"beam_search": beam_search, "greedy_search": greedy_search}
 
 
+@pytest.mark.slow
 def test_jitted_jax_searches_equal_the_tensorflow_ones():
-  script = os.path.join(os.path.dirname(__file__), "jax_decoding_check.py")
-  env = dict(os.environ, KERAS_BACKEND="jax", JAX_PLATFORMS="cpu")
-  result = subprocess.run([sys.executable, script], capture_output=True, text=True, env=env,
-                          timeout=600)
+  result = run_script("jax_decoding_check.py",
+                      env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
   assert result.returncode == 0, result.stderr[-3000:]
   jax_results = json.loads(result.stdout.strip().splitlines()[-1])
   cases = backend_cases()

@@ -1,12 +1,14 @@
 """A tiny Transformer overfits a fixed batch: the model, loss and optimizer learn together."""
 
 import numpy as np
+import pytest
 
 from model_fixtures import SMALL, random_batch, small_model
 from t2t_lite.losses import SmoothedCrossEntropy
 from t2t_lite.optimization import build_optimizer
 
 
+@pytest.mark.slow
 def test_tiny_model_overfits_a_fixed_batch():
   hparams = SMALL.override("layer_prepostprocess_dropout=0.0,learning_rate_warmup_steps=40,"
                            "learning_rate_constant=2.0")

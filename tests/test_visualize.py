@@ -5,13 +5,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from commands import run_command
 from model_fixtures import VARIANTS, random_batch, small_model
 from t2t_lite.data.vocabulary import Vocabulary
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias
@@ -19,7 +18,6 @@ from t2t_lite.layers.encoder import apply_final_norm
 from t2t_lite.models.transformer import shift_right
 from t2t_lite.visualization.heatmap import heatmap_png
 
-VISUALIZE = os.path.join(os.path.dirname(sys.executable), "t2t-visualize")
 KINDS = ("encoder", "decoder", "memory")
 
 
@@ -116,9 +114,7 @@ def test_heatmap_pixels():
 
 
 def visualize(*flags):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.run([VISUALIZE, *flags], capture_output=True, text=True, timeout=600,
-                        env=env)
+  return run_command("t2t-visualize", *flags)
 
 
 def test_command_writes_every_map(trained_run, tmp_path):

@@ -6,9 +6,13 @@ score and weighted-sum products over the attended span. Padding, layer norms,
 softmax and the optimizer are not counted: this is model-FLOPs utilisation.
 """
 
+import json
+import os
 import time
 
 import numpy as np
+
+from t2t_lite.atomic_files import write_text_atomic
 
 # Dense peak FLOP/s of common accelerators in bfloat16/float16 (no sparsity).
 GPU_PEAK_FLOPS = {
@@ -37,7 +41,7 @@ def device_peak_flops(strategy_devices, dtype):
   """(peak FLOP/s, description) of the devices a run uses.
 
   GPUs: the table above (bfloat16/float16 peaks; float32 without TF32 is far lower).
-  CPU: measured now with a float32 matrix product.
+  CPU: a float32 matrix product, measured once per machine (`cpu_peak_flops`).
   """
   gpu_names = [name for name in strategy_devices if "GPU" in name.upper()]
   if gpu_names:
@@ -48,7 +52,43 @@ def device_peak_flops(strategy_devices, dtype):
       if key in model:
         return peak * len(gpu_names), f"{len(gpu_names)} x {model}, {dtype} peak"
     return None, f"{len(gpu_names)} x {model} (peak unknown)"
-  return measured_cpu_peak(), "CPU, measured float32 matmul peak"
+  return cpu_peak_flops(), "CPU, measured float32 matmul peak"
+
+
+def cpu_peak_flops():
+  """This machine's float32 matmul peak: read from the user's cache, else measured and
+  cached (keyed by CPU model, core count and TensorFlow version)."""
+  import tensorflow as tf
+  key = f"{cpu_model()} | {os.cpu_count()} cores | tensorflow {tf.__version__}"
+  path = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                      "t2t_lite", "cpu_matmul_peak.json")
+  try:
+    with open(path, encoding="utf-8") as f:
+      cached = json.load(f)
+    if cached.get("machine") == key:
+      return float(cached["flops"])
+  except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    pass
+  peak = measured_cpu_peak()
+  try:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_text_atomic(path, json.dumps({"machine": key, "flops": peak}) + "\n")
+  except OSError:
+    pass  # The cache is a convenience: an unwritable home measures again next time.
+  return peak
+
+
+def cpu_model():
+  """The CPU's model name from /proc/cpuinfo (Linux), else the platform's processor."""
+  try:
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+      for line in f:
+        if line.startswith("model name"):
+          return line.split(":", 1)[1].strip()
+  except OSError:
+    pass
+  import platform
+  return platform.processor() or "unknown CPU"
 
 
 def measured_cpu_peak(size=1024, seconds=1.0):

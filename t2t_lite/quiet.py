@@ -1,0 +1,77 @@
+"""TensorFlow without its chatter.
+
+Loading TensorFlow on a machine without a GPU prints C++ lines before its logging is
+set up (CUDA stubs, a failed cuInit, CPU-feature notes) that TF_CPP_MIN_LOG_LEVEL does
+not reach; SentencePiece logs a note when a tokenizer loads; each checkpoint save logs a
+sharding timing. Those lines are dropped; every other line, warnings and errors
+included, still shows.
+"""
+
+import contextlib
+import logging
+import os
+import re
+import sys
+import tempfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # Before TensorFlow is imported.
+
+START_UP_CHATTER = re.compile("|".join([
+    r"All log messages before absl::InitializeLog\(\) is called",
+    r"cudart_stub\.cc.*Could not find cuda drivers",
+    r"cuda_platform\.cc.*failed call to cuInit",
+    r"cuda_executor\.cc.*could not open file to read NUMA node",
+    r"cpu_feature_guard\.cc",
+    r"To enable the following instructions: .* rebuild TensorFlow",
+    r"oneDNN custom operations are on",
+    r"Unable to register cu(DNN|FFT|BLAS) factory",
+    r"computation_placer\.cc.*computation placer already registered",
+    r"TF-TRT Warning: Could not find TensorRT",
+    r"normalizer\.cc.*precompiled_charsmap is empty",
+]))
+
+RUNTIME_CHATTER = ("Sharding callback duration",)
+
+
+@contextlib.contextmanager
+def chatter_hidden():
+  """Captures file descriptor 2 (C++ and Python alike) for the block, then writes what
+  was captured to stderr, less the lines `START_UP_CHATTER` matches."""
+  sys.stderr.flush()
+  saved_stderr = os.dup(2)
+  with tempfile.TemporaryFile() as captured:
+    os.dup2(captured.fileno(), 2)
+    try:
+      yield
+    finally:
+      sys.stderr.flush()
+      os.dup2(saved_stderr, 2)
+      os.close(saved_stderr)
+      captured.seek(0)
+      text = captured.read().decode("utf-8", errors="replace")
+      sys.stderr.write("".join(line for line in text.splitlines(keepends=True)
+                               if not START_UP_CHATTER.search(line)))
+      sys.stderr.flush()
+
+
+def import_tensorflow():
+  """Imports TensorFlow and finds its devices with `chatter_hidden`, and hides the
+  checkpoint saver's timing lines. Returns the module."""
+  if "tensorflow" not in sys.modules:
+    with chatter_hidden():
+      import tensorflow as tf
+      tf.config.list_physical_devices()
+  _hide_runtime_chatter()
+  return sys.modules["tensorflow"]
+
+
+class _RuntimeChatterFilter(logging.Filter):
+
+  def filter(self, record):
+    return not str(record.msg).startswith(RUNTIME_CHATTER)
+
+
+def _hide_runtime_chatter():
+  logger = logging.getLogger("absl")
+  if not any(isinstance(f, _RuntimeChatterFilter) for f in logger.filters):
+    logger.addFilter(_RuntimeChatterFilter())

@@ -1,0 +1,29 @@
+"""The training-cost line's CPU peak: measured once per machine, then read back."""
+
+import json
+
+from t2t_lite.training import cost
+
+
+def test_cpu_peak_is_measured_once_per_machine(tmp_path, monkeypatch):
+  monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+  measurements = []
+  monkeypatch.setattr(cost, "measured_cpu_peak", lambda: measurements.append(1) or 1.5e11)
+  assert cost.cpu_peak_flops() == 1.5e11
+  assert cost.cpu_peak_flops() == 1.5e11
+  assert len(measurements) == 1
+  cache = tmp_path / "t2t_lite" / "cpu_matmul_peak.json"
+  assert json.loads(cache.read_text())["flops"] == 1.5e11
+
+  cache.write_text(json.dumps({"machine": "another CPU", "flops": 1.0}))
+  assert cost.cpu_peak_flops() == 1.5e11 and len(measurements) == 2
+  cache.write_text("not json")
+  assert cost.cpu_peak_flops() == 1.5e11 and len(measurements) == 3
+
+
+def test_an_unwritable_cache_still_gives_the_peak(tmp_path, monkeypatch):
+  blocker = tmp_path / "file"
+  blocker.write_text("")
+  monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # A file: no directory can go under it.
+  monkeypatch.setattr(cost, "measured_cpu_peak", lambda: 2e11)
+  assert cost.cpu_peak_flops() == 2e11

@@ -1,0 +1,67 @@
+"""Commands show a newcomer no start-up chatter, and every real warning still."""
+
+import os
+
+import pytest
+
+from commands import environment, run_command
+from t2t_lite import quiet
+
+COMMANDS = ("t2t-trainer", "t2t-decoder", "t2t-datagen", "t2t-exporter", "t2t-avg-all",
+            "t2t-bleu", "t2t-visualize")
+
+# Lines TensorFlow 2.21, tensorflow-text and SentencePiece print on a machine without GPU.
+CHATTER = (
+    "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR",
+    "I0000 00:00:1795358705.927127    2595 cudart_stub.cc:31] Could not find cuda drivers on "
+    "your machine, GPU will not be used.",
+    "E0000 00:00:1795358711.327567    2595 cuda_platform.cc:52] failed call to cuInit: "
+    "INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
+    "I0000 00:00:1795358712.845570    2789 cpu_feature_guard.cc:227] This TensorFlow binary "
+    "is optimized to use available CPU instructions in performance-critical operations.",
+    "To enable the following instructions: AVX2 AVX512F FMA, in other operations, rebuild "
+    "TensorFlow with the appropriate compiler flags.",
+    "normalizer.cc(51) LOG(INFO) precompiled_charsmap is empty. use identity normalization.",
+)
+SIGNS_OF_CHATTER = ("absl::InitializeLog", "cudart_stub", "cuInit", "cpu_feature_guard",
+                    "normalizer.cc", "Sharding callback duration")
+
+
+def newcomer_environment():
+  """The environment of a user who set nothing for TensorFlow's logging."""
+  env = environment()
+  env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+  return env
+
+
+def assert_quiet(stderr):
+  for sign in SIGNS_OF_CHATTER:
+    assert sign not in stderr, stderr[-2000:]
+
+
+def test_chatter_is_dropped_and_every_other_line_kept(capfd):
+  with quiet.chatter_hidden():
+    for line in CHATTER:
+      os.write(2, (line + "\n").encode())
+    os.write(2, b"W1122 12:00:00.000000 1 trainer.py:1] a real warning\n")
+  assert capfd.readouterr().err == "W1122 12:00:00.000000 1 trainer.py:1] a real warning\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", COMMANDS)
+def test_helpfull_is_quiet(command):
+  result = run_command(command, "--helpfull", env=newcomer_environment())
+  assert "USAGE" in result.stdout, result.stderr[-2000:]  # absl exits 1 after help.
+  assert_quiet(result.stderr)
+
+
+@pytest.mark.slow
+def test_training_and_a_tiny_decode_are_quiet(trained_run):
+  _, output_dir, training_output = trained_run
+  assert_quiet(training_output)
+  result = run_command("t2t-decoder", f"--output_dir={output_dir}", "--decode_interactive",
+                       "--decode_hparams=beam_size=1,extra_length=3",
+                       stdin="Resumption of the session\n", env=newcomer_environment())
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert len(result.stdout.splitlines()) == 1
+  assert_quiet(result.stderr)
