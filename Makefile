@@ -37,10 +37,12 @@ $(DING):
 $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json: $(STAMP) | $(DING)
 	$(BIN)/t2t-datagen --problem=$(DEMO_PROBLEM) --data_dir=$(DEMO_DATA) --tmp_dir=$(DEMO_DIR)/tmp
 
-# A few minutes on a laptop CPU: tiny model, short warmup, greedy dev decoding (sacreBLEU).
+# A few minutes on a laptop CPU: tensor2tensor's tiny model with 2,048-token batches, a
+# short warmup and a learning rate that peaks at 3.1e-3; greedy dev decoding (sacreBLEU).
 demo: $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
 	$(BIN)/t2t-trainer --problem=$(DEMO_PROBLEM) --hparams_set=transformer_tiny \
-	  --hparams=learning_rate_warmup_steps=400 --data_dir=$(DEMO_DATA) \
+	  --hparams=batch_size=2048,learning_rate_warmup_steps=400,learning_rate_constant=0.7 \
+	  --data_dir=$(DEMO_DATA) \
 	  --output_dir=$(DEMO_RUN) --train_steps=$(DEMO_STEPS) --local_eval_frequency=500 \
 	  --eval_steps=0 --save_checkpoints_steps=500 --decode_hparams=beam_size=1
 	printf 'Sie schüttelte traurig den Kopf.\nDas Wetter ist heute schön.\nIch habe keine Zeit.\n' | \

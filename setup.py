@@ -22,6 +22,7 @@ setup(
         "tensorflow-text>=2.21,<2.22",
         "tensorflow-datasets>=4.9,<5",
         "sacrebleu>=2.4,<3",
+        "sacremoses>=0.1,<0.3",  # Moses' tokenizer.perl, for the paper-comparable BLEU.
         "absl-py>=2.1,<3",
         "sentencepiece>=0.2,<0.3",
         "tensorboard>=2.20,<3",  # tf.summary; TensorFlow no longer brings it.

@@ -7,6 +7,7 @@ from absl import app, flags
 
 from t2t_lite import quiet
 from t2t_lite.errors import UserError
+from t2t_lite.file_errors import reporting_file_errors
 
 flags.DEFINE_string("t2t_usr_dir", None,
                     "A Python package directory whose __init__.py registers your own "
@@ -55,27 +56,29 @@ def load_registries(usr_dir=None):
 
 
 def run_main(main, registries=True):
-  """Runs `main(argv)` under absl; a `UserError` prints one line and exits with status 2.
+  """Runs `main(argv)` under absl and exits with what `call_main` returns.
 
   registries: load TensorFlow quietly, then the problems, hparams sets and models (and
     --t2t_usr_dir).
   """
   program = os.path.basename(sys.argv[0])
+  app.run(lambda argv: call_main(main, argv, program, registries))
 
-  def guarded(argv):
-    try:
-      if registries:
-        quiet.import_tensorflow()
-        load_registries(flags.FLAGS.t2t_usr_dir)
-      return main(argv)
-    except UserError as error:
-      print(f"{program}: error: {error}", file=sys.stderr)
-      return 2
-    except KeyboardInterrupt:
-      print(f"{program}: interrupted", file=sys.stderr)
-      return 130
 
-  app.run(guarded)
+def call_main(main, argv, program, registries=True):
+  """`main(argv)` once absl has parsed the flags -> the exit status: a `UserError` (or a
+  file-system failure) prints one line `program: error: ...` and gives 2."""
+  try:
+    if registries:
+      quiet.import_tensorflow()
+      load_registries(flags.FLAGS.t2t_usr_dir)
+    return reporting_file_errors(main)(argv)
+  except UserError as error:
+    print(f"{program}: error: {error}", file=sys.stderr)
+    return 2
+  except KeyboardInterrupt:
+    print(f"{program}: interrupted", file=sys.stderr)
+    return 130
 
 
 def flags_used():
@@ -83,7 +86,3 @@ def flags_used():
   return {name: flags.FLAGS[name].value for name in flags.FLAGS
           if flags.FLAGS[name].present}
 
-
-def not_available_yet(what):
-  """For commands whose work is not built yet: say so in one line."""
-  raise UserError(f"{what} is not available yet in this version of t2t_lite")

@@ -31,11 +31,11 @@ flags.DEFINE_bool("progress", True, "Show a progress line on stderr while readin
 
 
 def main(argv):
+  from t2t_lite.command_line import reject_positional
   from t2t_lite.data.problem import Sources
   from t2t_lite.errors import UserError
   from t2t_lite.registry import PROBLEMS
-  if len(argv) > 1:
-    raise UserError(f"unexpected arguments {' '.join(argv[1:])}; every option is a --flag")
+  reject_positional(argv)
   if not FLAGS.problem:
     raise UserError("--problem is required, e.g. --problem=translate_from_files "
                     "(t2t-trainer --registry_help lists all)")

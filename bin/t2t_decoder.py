@@ -4,6 +4,7 @@
         [--decode_hparams="beam_size=4,alpha=0.6,batch_size=32,extra_length=50"] \\
         [--checkpoint_path=RUN/ckpt-N] [--problem=NAME]
     t2t-decoder --output_dir=RUN --decode_interactive
+    t2t-decoder --output_dir=RUN --score_file=pairs.tsv [--decode_to_file=scores.txt]
 
 The run directory holds the hparams, the problem and the vocabulary: no training
 flag is repeated. Defaults come from the problem (translation: beam 4, alpha 0.6,
@@ -11,6 +12,8 @@ input + 50; parsing: beam 21, alpha 0.3, input + 300). Every input line gets
 exactly one output line, in order; see `t2t_lite.decoding.translate` for the rules
 (empty lines, truncation of over-long inputs). n_best=K writes K tab-separated
 hypotheses per line; write_scores=True follows each with a tab and its score.
+--score_file scores given `input<TAB>target` lines instead, as tensor2tensor does
+(t2t_lite.decoding.scoring).
 """
 
 import sys
@@ -26,31 +29,59 @@ flags.DEFINE_string("decode_to_file", None, "Output file, one line per input lin
                     "(default: standard output).")
 flags.DEFINE_bool("decode_interactive", False, "Read sentences from standard input, one "
                   "per line, and print each translation as it is done.")
+flags.DEFINE_string("score_file", None, "Instead of decoding: score each `input<TAB>target` "
+                    "line of this file (its loss per target token), one score per line.")
 
 
 def main(argv):
-  del argv
+  from t2t_lite.command_line import reject_positional
+  reject_positional(argv)
   from t2t_lite.data.text_files import read_lines
   from t2t_lite.decoding.translate import Translator
   from t2t_lite.errors import UserError
   from t2t_lite.atomic_files import write_text_atomic
+  from t2t_lite.output_paths import check_output_file
   if not FLAGS.output_dir:
     raise UserError("--output_dir is required: the run directory t2t-trainer wrote")
-  if bool(FLAGS.decode_from_file) == FLAGS.decode_interactive:
+  if FLAGS.score_file and (FLAGS.decode_from_file or FLAGS.decode_interactive):
+    raise UserError("--score_file goes without --decode_from_file and --decode_interactive")
+  if not FLAGS.score_file and bool(FLAGS.decode_from_file) == FLAGS.decode_interactive:
     raise UserError("pass exactly one of --decode_from_file=FILE and --decode_interactive")
+  source = FLAGS.score_file or FLAGS.decode_from_file
+  if FLAGS.decode_to_file:
+    check_output_file(FLAGS.decode_to_file, "--decode_to_file", [source])
+  lines = None if FLAGS.decode_interactive else list(read_lines(source))
   translator = Translator.from_run(FLAGS.output_dir, FLAGS.checkpoint_path,
                                    FLAGS.decode_hparams, FLAGS.problem)
   if FLAGS.decode_interactive:
-    for line in sys.stdin:
-      print(translator.translate([line], progress=False)[0], flush=True)
+    _decode_interactively(translator)
     return 0
-  outputs = translator.translate(list(read_lines(FLAGS.decode_from_file)))
+  if FLAGS.score_file:
+    from t2t_lite.decoding.scoring import score_lines
+    outputs = score_lines(translator, lines)
+  else:
+    outputs = translator.translate(lines)
   text = "".join(line + "\n" for line in outputs)
   if FLAGS.decode_to_file:
     write_text_atomic(FLAGS.decode_to_file, text)
   else:
     sys.stdout.write(text)
   return 0
+
+
+def _decode_interactively(translator):
+  """Translates standard input line by line; a line that is not UTF-8 is reported on
+  standard error and gives an empty line."""
+  from t2t_lite.data.text_files import decode_line
+  from t2t_lite.errors import UserError
+  for number, raw in enumerate(sys.stdin.buffer, start=1):
+    try:
+      line = decode_line(raw, "<stdin>", number)
+    except UserError as error:
+      print(f"t2t-decoder: skipped: {error}", file=sys.stderr, flush=True)
+      print(flush=True)
+      continue
+    print(translator.translate([line], progress=False)[0], flush=True)
 
 
 def run():

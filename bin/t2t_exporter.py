@@ -18,11 +18,13 @@ from t2t_lite.bin import common
 FLAGS = flags.FLAGS
 common.define_shared_flags("output_dir", "checkpoint_path", "decode_hparams")
 flags.DEFINE_string("export_dir", None, "Where to write the SavedModel "
-                    "(default: <output_dir>/export).")
+                    "(default: <output_dir>/export): a new or empty directory, or an earlier "
+                    "export, which is replaced once the new one is complete.")
 
 
 def main(argv):
-  del argv
+  from t2t_lite.command_line import reject_positional
+  reject_positional(argv)
   from t2t_lite.errors import UserError
   from t2t_lite.export import export_run
   if not FLAGS.output_dir:

@@ -23,8 +23,12 @@ common.define_shared_flags("problem", "model", "hparams_set", "hparams", "data_d
                            "output_dir", "vocab_size", "decode_hparams")
 flags.DEFINE_integer("train_steps", 250000, "Total optimizer updates (paper: 100k base, "
                      "300k big); a resumed run continues up to this step.")
-flags.DEFINE_enum("schedule", "train_and_evaluate", ["train", "train_and_evaluate", "evaluate"],
-                  "What to run.")
+# tensor2tensor's schedule names -> ours (its default trains and evaluates as ours does).
+SCHEDULE_ALIASES = {"continuous_train_and_eval": "train_and_evaluate"}
+flags.DEFINE_enum("schedule", "train_and_evaluate",
+                  ["train", "train_and_evaluate", "evaluate", *SCHEDULE_ALIASES],
+                  "What to run; continuous_train_and_eval is tensor2tensor's name for "
+                  "train_and_evaluate.")
 flags.DEFINE_integer("eval_steps", 100, "Dev batches per replica per evaluation; 0 = all.")
 flags.DEFINE_integer("local_eval_frequency", 1000, "Steps between evaluations.")
 flags.DEFINE_integer("keep_checkpoint_max", 20, "Checkpoints kept (paper averages the last "
@@ -36,6 +40,7 @@ flags.DEFINE_integer("worker_gpu", 0, "Local GPUs to use (MirroredStrategy); 0 =
                      "TF_CONFIG naming several workers, MultiWorkerMirroredStrategy is used.")
 flags.DEFINE_bool("xla", None, "Compile the per-replica step with XLA; default: on for GPUs, "
                   "off on CPU.")
+flags.DEFINE_bool("xla_compile", None, "tensor2tensor's name for --xla.")
 flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Compute in this dtype "
                   "(softmax, layer norm and the loss stay float32; float16 uses dynamic loss "
                   "scaling). Default float32.")
@@ -56,7 +61,8 @@ flags.DEFINE_bool("summary", False, "Build the model, print each part's paramete
 
 
 def main(argv):
-  del argv
+  from t2t_lite.command_line import reject_positional
+  reject_positional(argv)
   from t2t_lite import registry
   if FLAGS.registry_help:
     print(registry.registry_help())
@@ -81,18 +87,28 @@ def _train(hparams):
   problem = PROBLEMS[FLAGS.problem]()
   config = TrainConfig(
       output_dir=FLAGS.output_dir, train_steps=FLAGS.train_steps, model=FLAGS.model,
-      schedule=FLAGS.schedule, eval_steps=FLAGS.eval_steps,
+      schedule=SCHEDULE_ALIASES.get(FLAGS.schedule, FLAGS.schedule),
+      eval_steps=FLAGS.eval_steps,
       local_eval_frequency=FLAGS.local_eval_frequency,
       keep_checkpoint_max=FLAGS.keep_checkpoint_max,
       save_checkpoints_steps=FLAGS.save_checkpoints_steps,
       save_checkpoints_secs=FLAGS.save_checkpoints_secs, worker_gpu=FLAGS.worker_gpu,
-      xla=FLAGS.xla, mixed_precision=FLAGS.mixed_precision,
+      xla=_xla(), mixed_precision=FLAGS.mixed_precision,
       gradient_accumulation_steps=FLAGS.gradient_accumulation_steps,
       random_seed=FLAGS.random_seed, warm_start_from=FLAGS.warm_start_from,
       eval_decode_sentences=FLAGS.eval_decode_sentences, decode_hparams=FLAGS.decode_hparams,
       flags=common.flags_used())
   train(problem, hparams, config, FLAGS.data_dir)
   return 0
+
+
+def _xla():
+  """--xla, or --xla_compile, its tensor2tensor name; None when neither is given."""
+  from t2t_lite.errors import UserError
+  given = {value for value in (FLAGS.xla, FLAGS.xla_compile) if value is not None}
+  if len(given) > 1:
+    raise UserError("--xla and --xla_compile (tensor2tensor's name for it) disagree; give one")
+  return given.pop() if given else None
 
 
 def _hparams():

@@ -1,15 +1,31 @@
 """Hparams sets of the Transformer, each a `replace()` of another.
 
-The paper's settings are the defaults (`transformer_base`); tensor2tensor's
-later choices are one named set (`transformer_base_v3`) and each of them is an
-override away from the paper's: `pre_norm=True`, `optimizer_adam_beta2=0.997`,
-`learning_rate_warmup_steps=8000`, `learning_rate_constant=2.0`.
+Two families, every name meaning one thing:
+  - the paper's: `transformer_base` and `transformer_big` (HParams' defaults
+    are the paper's base model), `transformer_big_enfr_paper` and
+    `transformer_parsing` (section 6.3);
+  - tensor2tensor's, under its names and with its values: `transformer_base_v1`
+    (the paper's base), `transformer_base_v2`, `transformer_base_v3`,
+    `transformer_big_enfr`, `transformer_base_single_gpu`,
+    `transformer_big_single_gpu`, `transformer_parsing_base`,
+    `transformer_parsing_big`, `transformer_small`, `transformer_tiny`,
+    `transformer_test`. tensor2tensor's own `transformer_base` and
+    `transformer_big` are `transformer_base_v3` and `transformer_big_v3` here.
+`transformer_test_small`, the paper's base shrunk to d_model=32, serves tests.
+
+Embedding matrices: tensor2tensor's `shared_embedding_and_softmax_weights=True`
+makes the input embedding, the target embedding and the softmax one matrix
+(here: `shared_embedding` and `shared_embedding_and_softmax_weights` both True);
+False makes them three (here: both False, `UNTIED`).
 """
 
 from dataclasses import replace
 
 from t2t_lite.hparams import HParams
 from t2t_lite.registry import HPARAMS
+
+# tensor2tensor's shared_embedding_and_softmax_weights=False: three separate matrices.
+UNTIED = {"shared_embedding": False, "shared_embedding_and_softmax_weights": False}
 
 
 @HPARAMS.register
@@ -26,40 +42,22 @@ def transformer_big():
 
 
 @HPARAMS.register
-def transformer_big_enfr():
+def transformer_big_enfr_paper():
   """The paper's big model for EN-FR, which used P_drop=0.1 instead of 0.3."""
   return replace(transformer_big(), layer_prepostprocess_dropout=0.1)
 
 
 @HPARAMS.register
-def transformer_base_single_gpu():
-  """Base on one GPU: a smaller token batch and tensor2tensor's longer warmup for it."""
-  return replace(transformer_base(), batch_size=2048, learning_rate_warmup_steps=16000)
-
-
-@HPARAMS.register
-def transformer_big_single_gpu():
-  """Big on one GPU: P_drop=0.1 and tensor2tensor's longer warmup, as in its set of this name."""
-  return replace(transformer_big(), batch_size=2048, layer_prepostprocess_dropout=0.1,
-                 learning_rate_warmup_steps=16000)
-
-
-@HPARAMS.register
-def transformer_base_v3():
-  """tensor2tensor's transformer_base (v3): pre-norm with a final norm, beta2 0.997,
-  warmup 8000, learning-rate constant 2.0, attention and relu dropout 0.1."""
-  return replace(transformer_base(), pre_norm=True, optimizer_adam_beta2=0.997,
-                 learning_rate_warmup_steps=8000, learning_rate_constant=2.0,
-                 attention_dropout=0.1, relu_dropout=0.1)
-
-
-@HPARAMS.register
 def transformer_parsing():
-  """The paper's WSJ-only parser (section 6.3): 4 layers, d_model=1024.
+  """The paper's WSJ-only parser (section 6.3): its base model with 4 layers and d_model=1024.
 
   The paper tuned dropout and the learning rate on section 22 without giving
-  values; these are tensor2tensor's WSJ settings: dropout 0.2 on residuals and
-  attention, warmup 16000, separate softmax weights, long linearised trees.
+  values. These take the values tensor2tensor's transformer_parsing_base chose
+  for them (dropout 0.2 on residuals and attention, warmup 16000, a softmax
+  matrix of its own, max_length 512 for long linearised trees) and keep the
+  paper's base for everything else: post-norm, relu dropout 0, learning-rate
+  constant 1, words and tree tokens sharing one embedding. tensor2tensor's set
+  is `transformer_parsing_base`.
   """
   return replace(transformer_base(), num_hidden_layers=4, hidden_size=1024,
                  layer_prepostprocess_dropout=0.2, attention_dropout=0.2,
@@ -68,14 +66,111 @@ def transformer_parsing():
 
 
 @HPARAMS.register
+def transformer_base_v1():
+  """tensor2tensor's transformer_base_v1: the paper's base model.
+
+  Its legacy "noam" schedule with learning_rate 0.1 is the paper's formula
+  (constant 1).
+  """
+  return transformer_base()
+
+
+@HPARAMS.register
+def transformer_base_v2():
+  """tensor2tensor's transformer_base_v2: v1 with pre-norm (and a final norm),
+  attention and relu dropout 0.1, warmup 8000 and learning_rate 0.2 (constant 2)."""
+  return replace(transformer_base_v1(), pre_norm=True, attention_dropout=0.1,
+                 relu_dropout=0.1, learning_rate_warmup_steps=8000,
+                 learning_rate_constant=2.0)
+
+
+@HPARAMS.register
+def transformer_base_v3():
+  """tensor2tensor's transformer_base_v3, which is its transformer_base: v2 with beta2 0.997."""
+  return replace(transformer_base_v2(), optimizer_adam_beta2=0.997)
+
+
+@HPARAMS.register
+def transformer_big_v3():
+  """tensor2tensor's transformer_big: v3 with d_model=1024, d_ff=4096, h=16, P_drop=0.3
+  and batch_size 2048."""
+  return replace(transformer_base_v3(), hidden_size=1024, filter_size=4096, num_heads=16,
+                 layer_prepostprocess_dropout=0.3, batch_size=2048)
+
+
+@HPARAMS.register
+def transformer_big_enfr():
+  """tensor2tensor's transformer_big_enfr: v3 with d_model=1024, d_ff=8192, h=16,
+  P_drop=0.1 and three embedding matrices (the paper's: transformer_big_enfr_paper)."""
+  return replace(transformer_base_v3(), hidden_size=1024, filter_size=8192, num_heads=16,
+                 layer_prepostprocess_dropout=0.1, **UNTIED)
+
+
+@HPARAMS.register
+def transformer_base_single_gpu():
+  """tensor2tensor's transformer_base_single_gpu: v3 with batch_size 1024 and the schedule
+  0.1 * min(1, step / 16000) * max(step, 16000)^-0.5 (no d_model factor; peak 7.9e-4)."""
+  return replace(transformer_base_v3(), batch_size=1024,
+                 learning_rate_schedule="constant*linear_warmup*rsqrt_decay",
+                 learning_rate_constant=0.1, learning_rate_warmup_steps=16000)
+
+
+@HPARAMS.register
+def transformer_big_single_gpu():
+  """tensor2tensor's transformer_big_single_gpu: its big (transformer_big_v3) with
+  P_drop=0.1 and warmup 16000."""
+  return replace(transformer_big_v3(), layer_prepostprocess_dropout=0.1,
+                 learning_rate_warmup_steps=16000)
+
+
+@HPARAMS.register
+def transformer_parsing_base():
+  """tensor2tensor's WSJ-only parser: v3 with d_model=1024 (6 layers, d_ff 2048, h=8),
+  dropout 0.2 on residuals and attention, warmup 16000, max_length 512 and three
+  embedding matrices. Its learning_rate=0.05 is read by no schedule of v3's
+  kind: the rate is v3's (constant 2)."""
+  return replace(transformer_base_v3(), hidden_size=1024, layer_prepostprocess_dropout=0.2,
+                 attention_dropout=0.2, learning_rate_warmup_steps=16000, max_length=512,
+                 **UNTIED)
+
+
+@HPARAMS.register
+def transformer_parsing_big():
+  """tensor2tensor's semi-supervised WSJ parser: its big with P_drop=0.1, warmup 4000,
+  max_length 512, batch_size 2048.
+
+  tensor2tensor also sets `shared_source_target_embedding=False`, a name none
+  of its code reads: input embedding, target embedding and softmax stay one
+  matrix there, and here.
+  """
+  return replace(transformer_big_v3(), max_length=512, learning_rate_warmup_steps=4000,
+                 layer_prepostprocess_dropout=0.1, batch_size=2048)
+
+
+@HPARAMS.register
+def transformer_small():
+  """tensor2tensor's transformer_small: v3 with 2 layers, d_model=256, d_ff=1024, h=4."""
+  return replace(transformer_base_v3(), num_hidden_layers=2, hidden_size=256,
+                 filter_size=1024, num_heads=4)
+
+
+@HPARAMS.register
 def transformer_tiny():
-  """tensor2tensor's tiny set: for demos and quick experiments on a CPU."""
-  return replace(transformer_base(), num_hidden_layers=2, hidden_size=128, filter_size=512,
-                 num_heads=4, batch_size=2048)
+  """tensor2tensor's transformer_tiny: v3 with 2 layers, d_model=128, d_ff=512, h=4."""
+  return replace(transformer_base_v3(), num_hidden_layers=2, hidden_size=128,
+                 filter_size=512, num_heads=4)
 
 
 @HPARAMS.register
 def transformer_test():
-  """The smallest useful model, for tests: 2 layers, d_model=32."""
-  return replace(transformer_tiny(), hidden_size=32, filter_size=64, num_heads=4,
-                 batch_size=256, max_length=64)
+  """tensor2tensor's transformer_test: v3 with 2 layers, d_model=16, d_ff=8, h=2."""
+  return replace(transformer_base_v3(), num_hidden_layers=2, hidden_size=16, filter_size=8,
+                 num_heads=2)
+
+
+@HPARAMS.register
+def transformer_test_small():
+  """The smallest useful model, for tests: the paper's base with 2 layers, d_model=32,
+  d_ff=64, h=4, batch_size 256 and max_length 64."""
+  return replace(transformer_base(), num_hidden_layers=2, hidden_size=32, filter_size=64,
+                 num_heads=4, batch_size=256, max_length=64)

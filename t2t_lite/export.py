@@ -4,7 +4,7 @@
 
 Signatures (load with `tf.saved_model.load`, needing only tensorflow and
 tensorflow_text):
-  serving_default(sentences: [batch] string) ->
+  serving_default(sentences: [batch] string; a single string counts as a batch of one) ->
       translations [batch] string (the best hypothesis), scores [batch] float32,
       n_best [batch, n_best] string, n_best_scores [batch, n_best] float32
   decode_ids(ids: [batch, max_input_length] int32, 0-padded, each ending in EOS) ->
@@ -18,16 +18,17 @@ Problems whose targets are a representation of text (parsing: linearised trees)
 return that representation; t2t-decoder turns it into trees.
 """
 
+import json
 import os
 
 from absl import logging
 import tensorflow as tf
 
+from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.data.vocabulary import EOS_ID, PAD_ID, Vocabulary
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids
 from t2t_lite.decoding.translate import restore_model
-from t2t_lite.errors import UserError
 from t2t_lite.registry import PROBLEMS
 from t2t_lite.training import run_dir
 
@@ -49,7 +50,7 @@ class Exported(tf.Module):
     self.decode_hparams = decode_hparams
     self.max_input_length = max_input_length
     self.translate = tf.function(
-        self._translate, input_signature=[tf.TensorSpec([None], tf.string, name="sentences")])
+        self._translate, input_signature=[tf.TensorSpec(None, tf.string, name="sentences")])
     self.decode_ids = tf.function(
         self._decode_ids,
         input_signature=[tf.TensorSpec([None, max_input_length], tf.int32, name="ids")])
@@ -60,7 +61,8 @@ class Exported(tf.Module):
     return {"ids": ids, "scores": scores}
 
   def _translate(self, sentences):
-    """[batch] strings -> translations [batch], scores [batch], n_best [batch, n]."""
+    """[batch] strings (or one) -> translations [batch], scores [batch], n_best [batch, n]."""
+    sentences = tf.reshape(sentences, [-1])                         # [batch]
     tokens = self.input_vocab.encode(sentences)                     # [batch, (length)]
     limit = self.max_input_length
     too_long = tokens.row_lengths() > limit                         # [batch]
@@ -83,28 +85,29 @@ class Exported(tf.Module):
             "n_best_scores": scores}
 
 
+MARKER = "t2t_lite_export.json"  # Marks a directory t2t-exporter wrote (and may replace).
+
+
 def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_overrides=""):
-  """Writes the SavedModel of a run (default: <output_dir>/export); returns its path."""
+  """Writes the SavedModel of a run (default: <output_dir>/export); returns its path.
+
+  export_dir must be new, empty, or an earlier export (holding MARKER), which
+  is replaced only once the new SavedModel is complete.
+  """
   description = run_dir.read_description(output_dir)
-  problem = PROBLEMS[description.problem]()
-  decode_hparams = decode_hparams_for(problem, decode_overrides)
-  model, hparams, _ = restore_model(output_dir, checkpoint_path)
-  input_vocab, target_vocab = (
-      Vocabulary.load(os.path.join(output_dir, name), description.problem)
-      for name in description.vocab_files)
-  max_input_length = decode_hparams.max_input_length or hparams.max_length
-  exported = Exported(model, input_vocab, target_vocab, decode_hparams, max_input_length)
-  export_dir = export_dir or os.path.join(output_dir, "export")
-  if tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb")):
-    raise UserError(f"{export_dir} already holds a SavedModel; pass another --export_dir or "
-                    f"remove it")
-  temporary = export_dir.rstrip("/") + ".incomplete"
-  if tf.io.gfile.exists(temporary):
-    tf.io.gfile.rmtree(temporary)
-  tf.saved_model.save(exported, temporary, signatures={
-      "serving_default": exported.translate, "decode_ids": exported.decode_ids})
-  if tf.io.gfile.exists(export_dir):
-    tf.io.gfile.rmtree(export_dir)  # An empty or partial directory, never a SavedModel.
-  tf.io.gfile.rename(temporary, export_dir)
+  export_dir = os.path.abspath(export_dir or os.path.join(output_dir, "export"))
+  marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path})
+  with replacing_directory(export_dir, MARKER, marker, f"--export_dir={export_dir}") as staging:
+    problem = PROBLEMS[description.problem]()
+    decode_hparams = decode_hparams_for(problem, decode_overrides)
+    model, hparams, _ = restore_model(output_dir, checkpoint_path)
+    input_vocab, target_vocab = (
+        Vocabulary.load(os.path.join(output_dir, name), description.problem)
+        for name in description.vocab_files)
+    # A SavedModel's search has a static input width: "never truncate" keeps max_length.
+    max_input_length = decode_hparams.input_limit(hparams) or hparams.max_length
+    exported = Exported(model, input_vocab, target_vocab, decode_hparams, max_input_length)
+    tf.saved_model.save(exported, staging, signatures={
+        "serving_default": exported.translate, "decode_ids": exported.decode_ids})
   logging.info("exported %s", export_dir)
   return export_dir

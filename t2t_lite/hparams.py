@@ -16,6 +16,10 @@ CHOICES = {
     "pos": ("timing", "emb"),
 }
 
+# The factors a `learning_rate_schedule` multiplies (tensor2tensor's names; see
+# t2t_lite.optimization).
+SCHEDULE_FACTORS = ("constant", "linear_warmup", "rsqrt_decay", "rsqrt_hidden_size")
+
 
 @dataclasses.dataclass(frozen=True)
 class HParams:
@@ -41,6 +45,9 @@ class HParams:
   label_smoothing: float = 0.1          # epsilon_ls.
 
   # Optimisation (paper section 5.3).
+  # The learning rate: a product of factors (SCHEDULE_FACTORS), tensor2tensor's
+  # notation; this one is the paper's formula.
+  learning_rate_schedule: str = "constant*linear_warmup*rsqrt_decay*rsqrt_hidden_size"
   learning_rate_constant: float = 1.0   # Paper 1.0; tensor2tensor v3 uses 2.0.
   learning_rate_warmup_steps: int = 4000
   optimizer_adam_beta1: float = 0.9
@@ -55,6 +62,10 @@ class HParams:
     for name, allowed in CHOICES.items():
       if getattr(self, name) not in allowed:
         raise UserError(f"hparams {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
+    unknown = [f for f in self.schedule_factors if f not in SCHEDULE_FACTORS]
+    if unknown or not self.schedule_factors:
+      raise UserError(f"hparams learning_rate_schedule={self.learning_rate_schedule!r} must "
+                      f"be factors joined by '*', each one of {', '.join(SCHEDULE_FACTORS)}")
     for name in ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
                  "batch_size", "max_length"):
       if getattr(self, name) <= 0:
@@ -67,6 +78,11 @@ class HParams:
                  "label_smoothing"):
       if not 0.0 <= getattr(self, name) < 1.0:
         raise UserError(f"hparams {name}={getattr(self, name)} must be in [0, 1)")
+
+  @property
+  def schedule_factors(self):
+    """The names in `learning_rate_schedule`: "constant*linear_warmup" -> ["constant", ...]."""
+    return [name.strip() for name in self.learning_rate_schedule.split("*") if name.strip()]
 
   @property
   def key_channels(self):

@@ -3,36 +3,54 @@
 import keras
 from keras import ops
 
+PAPER_SCHEDULE = ("constant", "linear_warmup", "rsqrt_decay", "rsqrt_hidden_size")
 
-class RsqrtDecay(keras.optimizers.schedules.LearningRateSchedule):
-  """lr = constant * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5), steps counted from 1.
 
-  With constant=1 this is the paper's formula. tensor2tensor writes its schedule as
-  the product constant * linear_warmup * rsqrt_decay * rsqrt_hidden_size, i.e.
-  constant * min(1, step/warmup) * max(step, warmup)^-0.5 * d_model^-0.5, which is
-  the same function; its v3 sets use constant=2 and warmup=8000.
+class FactorSchedule(keras.optimizers.schedules.LearningRateSchedule):
+  """lr(step) = the product of tensor2tensor's schedule factors, steps counted from 1:
+
+    constant            `constant` (hparams.learning_rate_constant)
+    linear_warmup       min(1, step / warmup)
+    rsqrt_decay         max(step, warmup) ** -0.5
+    rsqrt_hidden_size   d_model ** -0.5
+
+  All four with constant=1 are the paper's formula, d_model^-0.5 * min(step^-0.5,
+  step * warmup^-1.5) (tensor2tensor's transformer_base_v3 has constant 2 and
+  warmup 8000); its transformer_base_single_gpu leaves out rsqrt_hidden_size and
+  has constant 0.1, warmup 16000. tensor2tensor counts steps from 0, so its
+  first update has learning rate 0; here step 1 is the first update.
   """
 
-  def __init__(self, hidden_size, warmup_steps, constant=1.0):
+  def __init__(self, hidden_size, warmup_steps, constant=1.0, factors=PAPER_SCHEDULE):
     self.hidden_size = hidden_size
     self.warmup_steps = warmup_steps
     self.constant = constant
+    self.factors = tuple(factors)
 
   def __call__(self, step):
     # Keras passes the optimizer's iteration count, which starts at 0.
     step = ops.cast(step, "float32") + 1.0
     warmup = float(self.warmup_steps)
-    return (self.constant * self.hidden_size ** -0.5 *
-            ops.minimum(ops.rsqrt(step), step * warmup ** -1.5))
+    values = {
+        "constant": lambda: self.constant,
+        "linear_warmup": lambda: ops.minimum(1.0, step / warmup),
+        "rsqrt_decay": lambda: ops.rsqrt(ops.maximum(step, warmup)),
+        "rsqrt_hidden_size": lambda: self.hidden_size ** -0.5,
+    }
+    rate = ops.ones_like(step)
+    for name in self.factors:
+      rate = rate * values[name]()
+    return rate
 
   def get_config(self):
     return {"hidden_size": self.hidden_size, "warmup_steps": self.warmup_steps,
-            "constant": self.constant}
+            "constant": self.constant, "factors": list(self.factors)}
 
 
 def learning_rate_schedule(hparams):
-  return RsqrtDecay(hparams.hidden_size, hparams.learning_rate_warmup_steps,
-                    hparams.learning_rate_constant)
+  """The schedule `hparams.learning_rate_schedule` names (the paper's by default)."""
+  return FactorSchedule(hparams.hidden_size, hparams.learning_rate_warmup_steps,
+                        hparams.learning_rate_constant, hparams.schedule_factors)
 
 
 def build_optimizer(hparams):

@@ -1,6 +1,9 @@
-"""Running the installed commands and test scripts as a user does: the one subprocess
-helper of the suite (tests that use it are marked `slow`)."""
+"""Running the commands as a user does: in this process (`call`, what most tests use), or
+as subprocesses (`run_command`, `run_script`, `start`: tests that use them are `slow`)."""
 
+import contextlib
+import importlib
+import io
 import os
 import subprocess
 import sys
@@ -43,6 +46,66 @@ def run_script(name, *args, **kwargs):
   return run([sys.executable, os.path.join(TESTS, name), *map(str, args)], **kwargs)
 
 
+def newcomer_environment():
+  """The environment of a user who set nothing for TensorFlow's logging."""
+  env = environment()
+  env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+  return env
+
+
+# Lines TensorFlow, tensorflow-text and SentencePiece print unless the commands hide them.
+SIGNS_OF_CHATTER = ("absl::InitializeLog", "cudart_stub", "cuInit", "cpu_feature_guard",
+                    "normalizer.cc", "Sharding callback duration")
+
+
+def assert_quiet(stderr):
+  for sign in SIGNS_OF_CHATTER:
+    assert sign not in stderr, stderr[-2000:]
+
+
 def error_line(stderr):
   """A command's own error line: the last line of its stderr."""
   return stderr.strip().splitlines()[-1]
+
+
+def call(tool, *args, stdin=""):
+  """Runs the command `tool` (e.g. "t2t-decoder") in this process as `tool ARGS` would
+  run -> subprocess.CompletedProcess with its exit status and its Python-level output
+  (absl's log lines included). Flags are parsed afresh and reset afterwards."""
+  from absl import flags
+  from absl import logging as absl_logging
+  from t2t_lite.bin import common
+  module = importlib.import_module(f"t2t_lite.bin.{tool.replace('-', '_')}")
+  argv = [tool, *map(str, args)]
+  with _captured_output(stdin) as (out, err):
+    try:
+      parsed = flags.FLAGS(argv)
+    except flags.Error as error:
+      print(f"{tool}: error: {error}", file=sys.stderr)
+      code = 1
+    else:
+      absl_logging.set_verbosity(absl_logging.INFO)  # What absl's app.run leaves set.
+      try:
+        code = common.call_main(module.main, parsed, tool)
+      except SystemExit as exit_:
+        code = exit_.code
+    finally:
+      flags.FLAGS.unparse_flags()
+  return subprocess.CompletedProcess(argv, code or 0, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _captured_output(stdin):
+  """sys.stdin reads `stdin`; sys.stdout, sys.stderr and absl's log lines go to two
+  StringIO objects, yielded as (stdout, stderr)."""
+  from absl import logging
+  logging.use_absl_handler()
+  handler = logging.get_absl_handler().python_handler
+  out, err = io.StringIO(), io.StringIO()
+  saved = sys.stdin, sys.stdout, sys.stderr, handler.stream
+  stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+  sys.stdin, sys.stdout, sys.stderr, handler.stream = stdin, out, err, err
+  try:
+    yield out, err
+  finally:
+    sys.stdin, sys.stdout, sys.stderr, handler.stream = saved

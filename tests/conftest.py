@@ -11,8 +11,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import pytest  # noqa: E402
 
 
-# Fixtures that train or run commands: a test that uses one is in the full tier.
-SLOW_FIXTURES = {"trained_run"}
+# Fixtures that train or run commands: a test that uses one is in the full tier
+# (`europarl`: test_datagen's t2t-datagen run).
+SLOW_FIXTURES = {"trained_run", "europarl"}
 
 
 def pytest_configure(config):

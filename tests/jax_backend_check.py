@@ -22,7 +22,10 @@ from t2t_lite.optimization import build_optimizer  # noqa: E402
 assert keras.backend.backend() == "jax", keras.backend.backend()
 
 inputs, targets = random_batch()
-for name, hparams in sorted(VARIANTS.items()):
+# The paper's and tensor2tensor v3's: the TensorFlow tests cover every variant; these two
+# show the layers' keras.ops run the same on JAX (jit compiles cost seconds each).
+for name in ("paper", "pre_norm"):
+  hparams = VARIANTS[name]
   model = small_model(hparams)
   full = np.asarray(model({"inputs": inputs, "targets": targets}, training=False))
   memory, memory_bias = model.encode(inputs)

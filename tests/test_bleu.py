@@ -1,21 +1,31 @@
-"""BLEU: sacrebleu's own numbers, tensor2tensor's compound splitting, t2t-bleu end to end."""
+"""BLEU: sacrebleu's own numbers, tensor2tensor's t2t-bleu figures, Moses' tokenizer with
+tensor2tensor's compound splitting, t2t-bleu end to end."""
 
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 import sacrebleu
 
+from commands import call
+
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.bleu import (bleu_report, compound_split_bleu, paper_tokenize,
-                                   read_text_file, sacre_bleu, score_files, split_compounds)
+                                   read_text_file, sacre_bleu, score_files, split_compounds,
+                                   tensor2tensor_bleu)
+from t2t_lite.metrics.moses import moses_tokenize
 
 NEWSTEST2014_DE = os.path.join("wmt14", "newstest2014-full.en-de.de")
-T2T_BLEU = os.path.join(os.path.dirname(sys.executable), "t2t-bleu")
-LABELS = ("sacreBLEU (cased)", "sacreBLEU (uncased)",
+LABELS = ("sacreBLEU (cased)", "sacreBLEU (uncased)", "BLEU_cased (tensor2tensor's t2t-bleu)",
+          "BLEU_uncased (tensor2tensor's t2t-bleu)",
           "tokenized BLEU, compound-split (paper-comparable)")
+
+# The perturbed copy of newstest2014 (en-de, German side) as other tools score it:
+# Moses' tokenizer.perl -l de on both sides, the compound-splitting one-liner, then
+# multi-bleu.perl; and tensor2tensor's t2t-bleu (bleu_hook.bleu_wrapper, float32).
+MOSES_MULTI_BLEU = 43.59
+TENSOR2TENSOR_CASED, TENSOR2TENSOR_UNCASED = 43.66705, 43.680565
 
 
 @pytest.fixture(scope="module")
@@ -36,12 +46,14 @@ def perturb(line):
   return " ".join(words)
 
 
+@pytest.mark.slow
 def test_reference_against_itself_scores_100(reference):
   report = bleu_report(reference, [reference])
-  scores = [bleu.score for bleu in (report.cased, report.uncased, report.compound_split)]
-  assert scores == pytest.approx([100.0, 100.0, 100.0], abs=1e-9)
+  scores = [bleu.score for bleu in report.scores().values()]
+  assert scores == pytest.approx([100.0] * 5, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_perturbed_scores_are_sacrebleus_own(reference):
   hypotheses = [perturb(line) for line in reference]
   report = bleu_report(hypotheses, [reference])
@@ -49,18 +61,41 @@ def test_perturbed_scores_are_sacrebleus_own(reference):
   assert report.cased.score == sacrebleu.corpus_bleu(hypotheses, [reference]).score
   assert report.uncased.score == sacrebleu.corpus_bleu(hypotheses, [reference],
                                                        lowercase=True).score
+  assert report.tensor2tensor_cased.score == sacrebleu.corpus_bleu(
+      hypotheses, [reference], tokenize="intl").score
   assert report.compound_split.score == sacrebleu.corpus_bleu(
       [paper_tokenize(line) for line in hypotheses], [[paper_tokenize(line) for line in reference]],
       tokenize="none", smooth_method="none", force=True).score
   version = sacrebleu.__version__
   assert report.cased.signature == f"nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:{version}"
   assert report.uncased.signature == f"nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:{version}"
+  assert report.tensor2tensor_cased.signature == (
+      f"nrefs:1|case:mixed|eff:no|tok:intl|smooth:exp|version:{version}")
+  assert report.tensor2tensor_uncased.signature == (
+      f"nrefs:1|case:lc|eff:no|tok:intl|smooth:exp|version:{version}")
   assert report.compound_split.signature == (
-      "nrefs:1|case:mixed|eff:no|tok:13a-approximating-moses+compound-split|smooth:none|"
-      f"version:{version}")
+      f"nrefs:1|case:mixed|eff:no|tok:moses-de+compound-split|smooth:none|version:{version}")
   lines = str(report).splitlines()
   assert [line.split("  ")[0] for line in lines] == list(LABELS)
   assert f"  {report.cased.score:.2f}  nrefs:1|case:mixed" in lines[0]
+
+
+@pytest.mark.slow
+def test_perturbed_scores_equal_moses_multi_bleu_and_tensor2tensors(reference):
+  report = bleu_report([perturb(line) for line in reference], [reference])
+  assert report.compound_split.score == pytest.approx(MOSES_MULTI_BLEU, abs=0.005)
+  assert report.tensor2tensor_cased.score == pytest.approx(TENSOR2TENSOR_CASED, abs=1e-4)
+  assert report.tensor2tensor_uncased.score == pytest.approx(TENSOR2TENSOR_UNCASED, abs=1e-4)
+  assert [line.split("  ")[0] for line in report.lines("uncased")] == [LABELS[1], LABELS[3]]
+  assert [line.split("  ")[0] for line in report.lines("cased")] == [LABELS[0], LABELS[2],
+                                                                      LABELS[4]]
+
+
+def test_tensor2tensors_bleu_tokenizes_punctuation_but_not_within_numbers():
+  # mteval-v14's international tokenization: "3,5" and "2.000" stay whole.
+  line = "Er zahlte 3,5 Mio.-Euro (2.000 $)."  # Er zahlte 3,5 Mio . - Euro ( 2.000 $ ) .
+  bleu = tensor2tensor_bleu([line], [[line]])
+  assert bleu.details.sys_len == 12 and bleu.score == pytest.approx(100.0)
 
 
 def test_cased_and_uncased_differ_on_a_lowercased_hypothesis(reference):
@@ -85,6 +120,7 @@ def test_split_compounds_examples(line, split):
   assert split_compounds(line) == split
 
 
+@pytest.mark.slow
 def test_split_compounds_equals_the_perl_one_liner_on_newstest(reference):
   if shutil.which("perl") is None:
     pytest.skip("perl is not installed")
@@ -96,11 +132,23 @@ def test_split_compounds_equals_the_perl_one_liner_on_newstest(reference):
   assert perl.stdout.decode("utf-8").splitlines() == [split_compounds(line) for line in lines]
 
 
-def test_paper_tokenize_is_13a_then_compound_splitting():
+@pytest.mark.parametrize("line, tokens", [
+    # German non-breaking prefixes keep their period, except on a line's last word.
+    ("Die 70-minütige Performance kostet 3,5 Mio. Euro - oder mehr?",
+     "Die 70-minütige Performance kostet 3,5 Mio. Euro - oder mehr ?"),
+    ("Der Preis stieg am 26. Mai auf 26.", "Der Preis stieg am 26. Mai auf 26 ."),
+    ("Er sagte: „Das ist gut-gemeint.“", "Er sagte : „ Das ist gut-gemeint . “"),
+    ('Tom & Jerry sind "gut" ...', "Tom &amp; Jerry sind &quot; gut &quot; ..."),
+])
+def test_moses_tokenize_is_tokenizer_perl(line, tokens):
+  assert moses_tokenize(line, "de") == tokens
+
+
+def test_paper_tokenize_is_moses_then_compound_splitting():
   assert paper_tokenize("Die 70-minütige Performance kostet 3,5 Mio. Euro - oder mehr?") == (
-      "Die 70 - minütige Performance kostet 3,5 Mio . Euro - oder mehr ?")
+      "Die 70 ##AT##-##AT## minütige Performance kostet 3,5 Mio. Euro - oder mehr ?")
   assert paper_tokenize("Er sagte: „Das ist gut-gemeint.“") == (
-      "Er sagte : „Das ist gut ##AT##-##AT## gemeint . “")
+      "Er sagte : „ Das ist gut ##AT##-##AT## gemeint . “")
   split = compound_split_bleu(["Das ist gut-gemeint und gut-gemacht ."],
                               [["Das ist gut-gemeint und gut-gemacht ."]])
   assert split.details.sys_len == 10 and split.score == pytest.approx(100.0)
@@ -164,12 +212,13 @@ def test_score_files_reads_what_bleu_report_scores(files):
 
 
 def run_cli(*args):
-  """t2t-bleu as a user runs it; each run loads TensorFlow (about 7 s here)."""
-  result = subprocess.run([T2T_BLEU, *args], capture_output=True, text=True, timeout=300)
+  """t2t-bleu as a user runs it (in this process) -> (exit status, stdout, stderr)."""
+  result = call("t2t-bleu", *args)
   return result.returncode, result.stdout, result.stderr
 
 
-def test_cli_prints_the_three_labelled_scores(tmp_path, reference, reference_path):
+@pytest.mark.slow
+def test_cli_prints_the_five_labelled_scores(tmp_path, reference, reference_path):
   hypotheses = [perturb(line) for line in reference]
   translation = write(tmp_path / "perturbed.de", "".join(line + "\n" for line in hypotheses))
   code, out, err = run_cli(f"--translation={translation}", f"--reference={reference_path}")
@@ -178,6 +227,42 @@ def test_cli_prints_the_three_labelled_scores(tmp_path, reference, reference_pat
   assert [line.split("  ")[0] for line in out.splitlines()] == list(LABELS)
 
 
+@pytest.mark.slow
+def test_cli_scores_a_directory_of_translations_in_step_order(tmp_path, files):
+  translations = tmp_path / "translations"
+  translations.mkdir()
+  shutil.copy(files["hyp"], translations / "newstest-1200")
+  shutil.copy(files["ref"], translations / "newstest-300")
+  (translations / "notes.txt").write_text("not a translation")
+  events = tmp_path / "events"
+  code, out, err = run_cli(f"--translations_dir={translations}", f"--reference={files['ref']}",
+                           "--bleu_variant=uncased", f"--event_dir={events}")
+  assert code == 0, err
+  expected = [f"{translations / 'newstest-300'} (step 300)",
+              *score_files(files["ref"], [files["ref"]]).lines("uncased"),
+              f"{translations / 'newstest-1200'} (step 1200)",
+              *score_files(files["hyp"], [files["ref"]]).lines("uncased")]
+  assert out.splitlines() == expected
+  assert os.listdir(events)  # TensorBoard's event file.
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args, message", [
+    (["--translations_dir={tmp}", "--translation={ref}"],
+     "give --translation=FILE or --translations_dir=DIR, not both"),
+    (["--translations_dir={tmp}"], "--translations_dir={tmp} holds no translation file named "
+                                   "*-STEP"),
+    (["--translations_dir={tmp}/missing"], "--translations_dir={tmp}/missing: No such file"),
+    (["--translation={ref}", "--event_dir={tmp}"], "--event_dir goes with --translations_dir"),
+])
+def test_cli_directory_errors_are_one_line(tmp_path, files, args, message):
+  code, _, err = run_cli(f"--reference={files['ref']}",
+                         *(arg.format(tmp=tmp_path, ref=files["ref"]) for arg in args))
+  assert code == 2 and "Traceback" not in err
+  assert err.strip().splitlines()[-1].startswith("t2t-bleu: error: " + message.format(tmp=tmp_path))
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("translation, message", [
     ("missing", "translation file {missing}: no such file"),
     ("short", "line counts differ: translation file {short} has 3002 lines but reference file "

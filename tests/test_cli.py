@@ -1,17 +1,21 @@
 """The command-line entry points as a user runs them."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-BIN = os.path.dirname(sys.executable)
+from commands import assert_quiet, call, newcomer_environment, run_command
+
+pytestmark = pytest.mark.slow  # Whole commands, with models of the paper's size.
 
 
-def run(tool, *args, cwd=None):
-  result = subprocess.run([os.path.join(BIN, tool), *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=300)
+def run(tool, *args):
+  """`tool ARGS` in this process -> (exit status, stdout, stderr)."""
+  result = call(tool, *args)
+  return result.returncode, result.stdout, result.stderr
+
+
+def run_process(tool, *args):
+  """`tool ARGS` as a process of its own, as a user starts it."""
+  result = run_command(tool, *args, env=newcomer_environment())
   return result.returncode, result.stdout, result.stderr
 
 
@@ -65,6 +69,18 @@ def test_user_errors_are_one_line(args, message):
   assert "Traceback" not in err
 
 
+def test_tensor2tensors_schedule_and_xla_flag_names(tmp_path):
+  code, _, err = run("t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=10",
+                     "--schedule=continuous_train_and_eval", "--xla_compile", "--summary")
+  assert code == 0, err
+  code, _, err = run("t2t-trainer", "--problem=translate_from_files", f"--data_dir={tmp_path}",
+                     f"--output_dir={tmp_path / 'run'}", "--hparams_set=transformer_test_small",
+                     "--xla", "--noxla_compile")
+  assert code == 2 and "Traceback" not in err
+  assert error_line(err) == ("t2t-trainer: error: --xla and --xla_compile (tensor2tensor's "
+                             "name for it) disagree; give one")
+
+
 def test_usr_dir_adds_an_hparams_set(tmp_path):
   package = tmp_path / "my_sets"
   package.mkdir()
@@ -84,8 +100,11 @@ def test_usr_dir_adds_an_hparams_set(tmp_path):
 
 @pytest.mark.parametrize("tool", ["t2t-trainer", "t2t-decoder", "t2t-datagen", "t2t-exporter",
                                   "t2t-avg-all", "t2t-bleu", "t2t-visualize"])
-def test_every_command_exists_and_parses_flags(tool):
-  _, out, _ = run(tool, "--helpfull")  # absl prints the help and exits with status 1.
+def test_every_command_exists_parses_flags_and_is_quiet(tool):
+  """The one subprocess of each command: the console script is installed, and a
+  newcomer's screen shows no start-up chatter."""
+  _, out, err = run_process(tool, "--helpfull")  # absl prints the help, exits with 1.
   assert "--t2t_usr_dir" in out and f"t2t_lite.bin.{tool.replace('-', '_')}:" in out
+  assert_quiet(err)
   code, _, err = run(tool, "--no_such_flag=1")
   assert code != 0 and "no_such_flag" in err

@@ -2,19 +2,16 @@
 
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-DECODER = os.path.join(os.path.dirname(sys.executable), "t2t-decoder")
+from commands import call
+
 ODD_LINES = ["", "   ", "Ünïcödé — “quotes” «guillemets» 😀\ttab", "a\u2028line separator"]
 
 
-def decode(output_dir, *flags, stdin=None):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.run([DECODER, f"--output_dir={output_dir}", *flags], capture_output=True,
-                        text=True, timeout=600, env=env, input=stdin)
+def decode(output_dir, *flags, stdin=""):
+  return call("t2t-decoder", f"--output_dir={output_dir}", *flags, stdin=stdin)
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +52,12 @@ def test_order_is_restored_after_sorting_by_length(trained_run, newstest_lines, 
   is decoded with the same shapes both times (an untrained model's near-ties would
   otherwise flip with float round-off)."""
   _, output_dir, _ = trained_run
+  lines = newstest_lines[::2]  # Long, short, blank and odd lines, 14 in all.
   settings = "--decode_hparams=beam_size=2,extra_length=5,batch_size=1,max_input_length=40"
-  forward = decode(output_dir, f"--decode_from_file={write_lines(tmp_path / 'f.en', newstest_lines)}",
+  forward = decode(output_dir, f"--decode_from_file={write_lines(tmp_path / 'f.en', lines)}",
                    settings)
   backward = decode(output_dir,
-                    f"--decode_from_file={write_lines(tmp_path / 'b.en', newstest_lines[::-1])}",
+                    f"--decode_from_file={write_lines(tmp_path / 'b.en', lines[::-1])}",
                     settings)
   assert forward.returncode == 0 and backward.returncode == 0, backward.stderr[-3000:]
   assert forward.stdout.split("\n")[:-1] == backward.stdout.split("\n")[:-1][::-1]
@@ -76,6 +74,46 @@ def test_n_best_with_scores(trained_run, newstest_lines, tmp_path):
     assert len(fields) == 6
     scores = [float(score) for score in fields[1::2]]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_tensor2tensors_decode_hparams_return_every_beam_with_its_score(trained_run,
+                                                                       newstest_lines, tmp_path):
+  _, output_dir, _ = trained_run
+  source = write_lines(tmp_path / "source.en", newstest_lines[6:9])
+  result = decode(output_dir, f"--decode_from_file={source}",
+                  "--decode_hparams=beam_size=4,alpha=0.6,return_beams=True,"
+                  "write_beam_scores=True")
+  assert result.returncode == 0, result.stderr[-3000:]
+  lines = result.stdout.splitlines()
+  assert len(lines) == 3
+  for line in lines:
+    fields = line.split("\t")
+    assert len(fields) == 8
+    scores = [float(score) for score in fields[1::2]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_score_file_writes_each_pairs_loss_in_order(trained_run, newstest_lines, tmp_path):
+  from t2t_lite.decoding.scoring import score_lines
+  from t2t_lite.decoding.translate import Translator
+  _, output_dir, _ = trained_run
+  pairs = [f"{source}\t{target}" for source, target in
+           zip(newstest_lines[6:12], ["Guten Morgen.", "", "Die Sitzung ist eröffnet.",
+                                      "Das ist gut-gemeint.", "Ja", "Nein, danke."])]
+  scores_path = tmp_path / "scores.txt"
+  result = decode(output_dir, f"--score_file={write_lines(tmp_path / 'pairs.tsv', pairs)}",
+                  f"--decode_to_file={scores_path}")
+  assert result.returncode == 0, result.stderr[-3000:]
+  written = scores_path.read_text().splitlines()
+  assert len(written) == 6 and all(len(score.split(".")[1]) == 6 for score in written)
+  assert all(float(score) > 0 for score in written)
+  expected = score_lines(Translator.from_run(output_dir), pairs)
+  assert [float(score) for score in written] == pytest.approx(
+      [float(score) for score in expected], abs=2e-6)
+  result = decode(output_dir, f"--score_file={write_lines(tmp_path / 'bad.tsv', ['no tab'])}")
+  assert result.returncode == 2 and "Traceback" not in result.stderr
+  assert result.stderr.strip().splitlines()[-1] == (
+      "t2t-decoder: error: --score_file line 1: expected input<TAB>target, found 0 tabs")
 
 
 def test_interactive(trained_run):
@@ -113,3 +151,16 @@ def test_bad_input_is_one_line(trained_run, tmp_path):
     last_line = result.stderr.strip().splitlines()[-1]
     assert last_line.startswith("t2t-decoder: error:") and message in last_line, last_line
     assert "Traceback" not in result.stderr
+
+
+def test_max_input_size_minus_one_never_truncates(trained_run, newstest_lines, caplog):
+  """tensor2tensor's max_input_size=-1: a line longer than max_length is decoded whole."""
+  from t2t_lite.decoding.translate import Translator
+  _, output_dir, _ = trained_run
+  translator = Translator.from_run(output_dir,
+                                   decode_overrides="max_input_size=-1,beam_size=1,extra_length=2")
+  long_line = " ".join(newstest_lines[-3:] * 3)
+  assert len(translator._encode([long_line], [0])[0]) > translator.hparams.max_length
+  with caplog.at_level("WARNING"):
+    outputs = translator.translate([long_line, "Resumption of the session"], progress=False)
+  assert len(outputs) == 2 and "truncated" not in caplog.text

@@ -1,16 +1,10 @@
 """t2t-exporter: the SavedModel loads with only TF and tensorflow-text and matches t2t-decoder."""
 
 import os
-import subprocess
-import sys
 
-BIN = os.path.dirname(sys.executable)
+from commands import call, run_script
+
 SETTINGS = "--decode_hparams=beam_size=2,extra_length=5,max_input_length=40"
-
-
-def run(command, **kwargs):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, **kwargs)
 
 
 def test_exported_model_gives_the_decoders_output(trained_run, shared_data, tmp_path):
@@ -22,19 +16,21 @@ def test_exported_model_gives_the_decoders_output(trained_run, shared_data, tmp_
   source = tmp_path / "source.en"
   source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
   export_dir = tmp_path / "export"
-  exported = run([os.path.join(BIN, "t2t-exporter"), f"--output_dir={output_dir}",
-                  f"--export_dir={export_dir}", SETTINGS])
+  exported = call("t2t-exporter", f"--output_dir={output_dir}", f"--export_dir={export_dir}",
+                  SETTINGS)
   assert exported.returncode == 0, exported.stderr[-3000:]
-  decoded = run([os.path.join(BIN, "t2t-decoder"), f"--output_dir={output_dir}",
-                 f"--decode_from_file={source}", SETTINGS])
+  decoded = call("t2t-decoder", f"--output_dir={output_dir}", f"--decode_from_file={source}",
+                 SETTINGS)
   assert decoded.returncode == 0, decoded.stderr[-3000:]
-  served = run([sys.executable, os.path.join(os.path.dirname(__file__), "export_check.py"),
-                str(export_dir), str(source)])
+  # A process that imports only tensorflow and tensorflow_text serves the SavedModel.
+  served = run_script("export_check.py", export_dir, source)
   assert served.returncode == 0, served.stderr[-3000:]
   assert served.stdout.split("\n") == decoded.stdout.split("\n")
   assert len(served.stdout.split("\n")) == len(lines) + 1
 
-  again = run([os.path.join(BIN, "t2t-exporter"), f"--output_dir={output_dir}",
-               f"--export_dir={export_dir}"])
+  # An earlier export is replaced; a SavedModel the exporter did not write is not.
+  os.remove(export_dir / "t2t_lite_export.json")
+  again = call("t2t-exporter", f"--output_dir={output_dir}", f"--export_dir={export_dir}")
   assert again.returncode == 2
-  assert "already holds a SavedModel" in again.stderr.strip().splitlines()[-1]
+  assert "already holds files this command did not write" in \
+      again.stderr.strip().splitlines()[-1]

@@ -32,6 +32,85 @@ def test_big_and_parsing_sets():
   assert (parsing.num_hidden_layers, parsing.hidden_size) == (4, 1024)
 
 
+PAPER_SCHEDULE = "constant*linear_warmup*rsqrt_decay*rsqrt_hidden_size"
+
+# tensor2tensor's sets (models/transformer.py), every field, as t2t_lite spells them.
+# tensor2tensor's shared_embedding_and_softmax_weights=False is three matrices: UNTIED.
+UNTIED = {"shared_embedding": False, "shared_embedding_and_softmax_weights": False}
+V1 = {"num_hidden_layers": 6, "hidden_size": 512, "filter_size": 2048, "num_heads": 8,
+      "attention_key_channels": 0, "attention_value_channels": 0, "pos": "timing",
+      "pre_norm": False, "norm_epsilon": 1e-6, "shared_embedding": True,
+      "shared_embedding_and_softmax_weights": True, "layer_prepostprocess_dropout": 0.1,
+      "attention_dropout": 0.0, "relu_dropout": 0.0, "label_smoothing": 0.1,
+      # Its legacy "noam" schedule with learning_rate 0.1: 0.1 * 0.002 * 5000 = constant 1.
+      "learning_rate_schedule": PAPER_SCHEDULE, "learning_rate_constant": 1.0,
+      "learning_rate_warmup_steps": 4000, "optimizer_adam_beta1": 0.9,
+      "optimizer_adam_beta2": 0.98, "optimizer_adam_epsilon": 1e-9, "batch_size": 4096,
+      "max_length": 256}
+V2 = {**V1, "pre_norm": True, "attention_dropout": 0.1, "relu_dropout": 0.1,
+      "learning_rate_warmup_steps": 8000, "learning_rate_constant": 2.0}  # learning_rate 0.2.
+V3 = {**V2, "optimizer_adam_beta2": 0.997}
+BIG = {**V3, "hidden_size": 1024, "filter_size": 4096, "num_heads": 16,
+       "layer_prepostprocess_dropout": 0.3, "batch_size": 2048}
+TENSOR2TENSOR = {
+    "transformer_base_v1": V1,
+    "transformer_base_v2": V2,
+    "transformer_base_v3": V3,
+    "transformer_big_v3": BIG,  # tensor2tensor's transformer_big.
+    "transformer_big_enfr": {**V3, "hidden_size": 1024, "filter_size": 8192, "num_heads": 16,
+                             "layer_prepostprocess_dropout": 0.1, **UNTIED},
+    "transformer_base_single_gpu": {
+        **V3, "batch_size": 1024, "learning_rate_schedule": "constant*linear_warmup*rsqrt_decay",
+        "learning_rate_constant": 0.1, "learning_rate_warmup_steps": 16000},
+    "transformer_big_single_gpu": {**BIG, "layer_prepostprocess_dropout": 0.1,
+                                   "learning_rate_warmup_steps": 16000},
+    # Its learning_rate=0.05 is read by no schedule of v3's kind.
+    "transformer_parsing_base": {**V3, "hidden_size": 1024, "layer_prepostprocess_dropout": 0.2,
+                                 "attention_dropout": 0.2, "learning_rate_warmup_steps": 16000,
+                                 "max_length": 512, **UNTIED},
+    # Its shared_source_target_embedding=False is read by nothing: one matrix stays.
+    "transformer_parsing_big": {**BIG, "max_length": 512, "learning_rate_warmup_steps": 4000,
+                                "layer_prepostprocess_dropout": 0.1, "batch_size": 2048},
+    "transformer_small": {**V3, "num_hidden_layers": 2, "hidden_size": 256, "filter_size": 1024,
+                          "num_heads": 4},
+    "transformer_tiny": {**V3, "num_hidden_layers": 2, "hidden_size": 128, "filter_size": 512,
+                         "num_heads": 4},
+    "transformer_test": {**V3, "num_hidden_layers": 2, "hidden_size": 16, "filter_size": 8,
+                         "num_heads": 2},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR2TENSOR))
+def test_tensor2tensors_names_have_its_values(name):
+  assert dataclasses.asdict(HPARAMS[name]()) == TENSOR2TENSOR[name]
+
+
+def test_tensor2tensor_v1_is_the_papers_base_and_the_paper_keeps_its_names():
+  assert HPARAMS["transformer_base_v1"]() == HPARAMS["transformer_base"]() == HParams()
+  big = HPARAMS["transformer_big"]()
+  assert HPARAMS["transformer_big_enfr_paper"]() == dataclasses.replace(
+      big, layer_prepostprocess_dropout=0.1)
+  assert not big.pre_norm and big.learning_rate_constant == 1.0 and big.batch_size == 4096
+
+
+def test_single_gpu_peak_learning_rate_is_tensor2tensors():
+  from t2t_lite.optimization import learning_rate_schedule
+  schedule = learning_rate_schedule(HPARAMS["transformer_base_single_gpu"]())
+  peak = float(schedule(16000 - 1))  # Step 16000, the end of warmup.
+  assert peak == pytest.approx(0.1 * 16000 ** -0.5, rel=1e-5) and round(peak, 5) == 0.00079
+  assert float(schedule(15000 - 1)) < peak and float(schedule(17000 - 1)) < peak
+
+
+def test_the_papers_parser_keeps_the_papers_base_beyond_its_tuned_values():
+  parsing = HPARAMS["transformer_parsing"]()
+  assert (parsing.num_hidden_layers, parsing.hidden_size, parsing.filter_size) == (4, 1024, 2048)
+  assert (parsing.layer_prepostprocess_dropout, parsing.attention_dropout,
+          parsing.learning_rate_warmup_steps, parsing.max_length) == (0.2, 0.2, 16000, 512)
+  assert (not parsing.pre_norm and parsing.relu_dropout == 0.0
+          and parsing.learning_rate_constant == 1.0)
+  assert parsing.shared_embedding and not parsing.shared_embedding_and_softmax_weights
+
+
 def test_v3_choices_are_overrides_of_base():
   v3 = HPARAMS["transformer_base_v3"]()
   overridden = HPARAMS["transformer_base"]().override(
@@ -41,9 +120,8 @@ def test_v3_choices_are_overrides_of_base():
 
 
 def test_every_set_is_valid_and_round_trips_through_json():
-  assert {"transformer_base", "transformer_big", "transformer_base_single_gpu",
-          "transformer_big_single_gpu", "transformer_parsing", "transformer_base_v3",
-          "transformer_tiny"} <= set(HPARAMS.names())
+  assert {"transformer_base", "transformer_big", "transformer_big_enfr_paper",
+          "transformer_parsing", "transformer_test_small", *TENSOR2TENSOR} <= set(HPARAMS.names())
   for name in HPARAMS.names():
     hparams = HPARAMS[name]()
     assert HParams.from_json(hparams.to_json()) == hparams

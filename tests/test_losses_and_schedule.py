@@ -7,7 +7,7 @@ import pytest
 
 from t2t_lite.hparams import HParams
 from t2t_lite.losses import SmoothedCrossEntropy, mean_over_tokens, smoothed_cross_entropy
-from t2t_lite.optimization import RsqrtDecay, build_optimizer, learning_rate_schedule
+from t2t_lite.optimization import FactorSchedule, build_optimizer, learning_rate_schedule
 
 
 def test_smoothed_cross_entropy_by_hand():
@@ -61,8 +61,24 @@ def test_papers_learning_rate_formula(step):
 def test_tensor2tensor_v3_schedule(step):
   # constant * linear_warmup * rsqrt_decay * rsqrt_hidden_size, constant 2, warmup 8000.
   expected = 2.0 * min(1.0, step / 8000) * max(step, 8000) ** -0.5 * 512 ** -0.5
-  schedule = RsqrtDecay(hidden_size=512, warmup_steps=8000, constant=2.0)
+  schedule = FactorSchedule(hidden_size=512, warmup_steps=8000, constant=2.0)
   assert float(schedule(step - 1)) == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("step", [1, 8000, 16000, 50000])
+def test_tensor2tensor_single_gpu_schedule(step):
+  # transformer_base_single_gpu: constant * linear_warmup * rsqrt_decay, 0.1 and 16000.
+  hparams = HParams(learning_rate_schedule="constant*linear_warmup*rsqrt_decay",
+                    learning_rate_constant=0.1, learning_rate_warmup_steps=16000)
+  expected = 0.1 * min(1.0, step / 16000) * max(step, 16000) ** -0.5
+  assert float(learning_rate_schedule(hparams)(step - 1)) == pytest.approx(expected, rel=1e-5)
+
+
+def test_an_unknown_schedule_factor_is_a_one_line_error():
+  from t2t_lite.errors import UserError
+  with pytest.raises(UserError, match="learning_rate_schedule='constant\\*cosdecay' must be "
+                                      "factors joined by"):
+    HParams().override("learning_rate_schedule=constant*cosdecay")
 
 
 def test_peak_learning_rate_is_at_the_end_of_warmup():
@@ -74,6 +90,6 @@ def test_peak_learning_rate_is_at_the_end_of_warmup():
 def test_adam_has_the_papers_betas_and_epsilon():
   optimizer = build_optimizer(HParams())
   assert (optimizer.beta_1, optimizer.beta_2, optimizer.epsilon) == (0.9, 0.98, 1e-9)
-  assert isinstance(optimizer._learning_rate, RsqrtDecay)
+  assert isinstance(optimizer._learning_rate, FactorSchedule)
   # At iteration 0 the optimizer uses the schedule's first step.
   assert float(optimizer.learning_rate) == pytest.approx(512 ** -0.5 * 4000 ** -1.5, rel=1e-5)

@@ -66,6 +66,7 @@ def test_sentences_that_end_before_their_limits_score_as_a_full_pass_too():
           raw, teacher_forced_log_prob(model, inputs[example], sentence, added), atol=1e-4)
 
 
+@pytest.mark.slow
 # The first full pass has one target: its attention softmax has one key, which Keras warns about.
 @pytest.mark.filterwarnings("ignore:You are using a softmax over axis -1")
 def test_greedy_equals_the_argmax_of_full_passes_over_the_growing_prefix():
@@ -94,6 +95,7 @@ def test_greedy_equals_the_argmax_of_full_passes_over_the_growing_prefix():
     np.testing.assert_allclose(scores[example, 0], total, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_examples_decode_as_they_would_alone_within_their_own_limits():
   model = small_model()
   inputs, _ = random_batch()
@@ -108,6 +110,7 @@ def test_examples_decode_as_they_would_alone_within_their_own_limits():
     np.testing.assert_allclose(scores[example], np.asarray(alone_scores)[0], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_beam_decoding_under_xla_equals_eager():
   model = small_model(VARIANTS["pre_norm"])
   inputs, _ = random_batch()

@@ -4,11 +4,8 @@ import os
 
 import pytest
 
-from commands import environment, run_command
+from commands import assert_quiet, newcomer_environment, run_command
 from t2t_lite import quiet
-
-COMMANDS = ("t2t-trainer", "t2t-decoder", "t2t-datagen", "t2t-exporter", "t2t-avg-all",
-            "t2t-bleu", "t2t-visualize")
 
 # Lines TensorFlow 2.21, tensorflow-text and SentencePiece print on a machine without GPU.
 CHATTER = (
@@ -23,36 +20,12 @@ CHATTER = (
     "TensorFlow with the appropriate compiler flags.",
     "normalizer.cc(51) LOG(INFO) precompiled_charsmap is empty. use identity normalization.",
 )
-SIGNS_OF_CHATTER = ("absl::InitializeLog", "cudart_stub", "cuInit", "cpu_feature_guard",
-                    "normalizer.cc", "Sharding callback duration")
-
-
-def newcomer_environment():
-  """The environment of a user who set nothing for TensorFlow's logging."""
-  env = environment()
-  env.pop("TF_CPP_MIN_LOG_LEVEL", None)
-  return env
-
-
-def assert_quiet(stderr):
-  for sign in SIGNS_OF_CHATTER:
-    assert sign not in stderr, stderr[-2000:]
-
-
 def test_chatter_is_dropped_and_every_other_line_kept(capfd):
   with quiet.chatter_hidden():
     for line in CHATTER:
       os.write(2, (line + "\n").encode())
     os.write(2, b"W1122 12:00:00.000000 1 trainer.py:1] a real warning\n")
   assert capfd.readouterr().err == "W1122 12:00:00.000000 1 trainer.py:1] a real warning\n"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("command", COMMANDS)
-def test_helpfull_is_quiet(command):
-  result = run_command(command, "--helpfull", env=newcomer_environment())
-  assert "USAGE" in result.stdout, result.stderr[-2000:]  # absl exits 1 after help.
-  assert_quiet(result.stderr)
 
 
 @pytest.mark.slow

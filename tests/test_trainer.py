@@ -7,7 +7,10 @@ import re
 import pytest
 import tensorflow as tf
 
+from commands import call
 from trainer_runs import run_trainer
+
+pytestmark = pytest.mark.slow  # Trains through t2t-trainer.
 
 
 def eval_losses(output):
@@ -69,13 +72,9 @@ def restored_weights(run, checkpoint_path):
 
 
 def test_averaging_checkpoints_gives_a_usable_run_directory(trained_run, tmp_path):
-  import subprocess
-  import sys
   _, output_dir, _ = trained_run
   averaged = tmp_path / "averaged"
-  tool = os.path.join(os.path.dirname(sys.executable), "t2t-avg-all")
-  result = subprocess.run([tool, f"--model_dir={output_dir}", f"--output_dir={averaged}",
-                           "--n=2"], capture_output=True, text=True, timeout=300)
+  result = call("t2t-avg-all", f"--model_dir={output_dir}", f"--output_dir={averaged}", "--n=2")
   assert result.returncode == 0, result.stderr[-2000:]
   assert "averaged 2 checkpoint(s)" in result.stdout
   last_two = tf.train.get_checkpoint_state(output_dir).all_model_checkpoint_paths[-2:]

@@ -9,14 +9,14 @@ import t2t_lite.hparams_sets  # noqa: F401  (registers the sets)
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
 from t2t_lite.summary import format_summary
-from trainer_runs import run_trainer
+from trainer_runs import run_trainer, run_trainer_process
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("precision", ["bfloat16", "float16"])
 def test_mixed_precision_trains(small_translation_data, tmp_path, precision):
   _, data_dir = small_translation_data
-  result = run_trainer(data_dir, str(tmp_path / "run"), "--train_steps=40",
+  result = run_trainer_process(data_dir, str(tmp_path / "run"), "--train_steps=40",
                        "--local_eval_frequency=40", "--eval_steps=0",
                        "--eval_decode_sentences=4", f"--mixed_precision={precision}")
   assert result.returncode == 0, result.stderr[-3000:]
@@ -35,6 +35,7 @@ def test_the_base_set_starts_training(small_translation_data, tmp_path):
   assert "step 2/2" in result.stderr and "training cost:" in result.stderr
 
 
+@pytest.mark.slow
 def test_the_big_set_builds_for_the_problem_and_runs_forward(small_translation_data):
   """transformer_big is too slow to train on a CPU: its shapes on the problem's
   vocabulary and one forward pass stand for it."""

@@ -57,6 +57,26 @@ def test_padding_never_changes_outputs(variant):
                              np.asarray(padded_memory)[:, :7][real], atol=1e-5)
 
 
+@pytest.mark.parametrize("variant", ["paper", "unshared"])
+def test_id_0_embeds_as_zero_so_its_row_is_never_read(variant):
+  """Padding and the decoder's first input (id 0) are the zero vector, as in tensor2tensor."""
+  model = small_model(VARIANTS[variant])
+  inputs, targets = random_batch()
+  before = logits_of(model, inputs, targets)
+  vectors = np.asarray(model.target_embedding(np.array([[0, 5]])))  # [1, 2, d_model]
+  assert not vectors[0, 0].any() and vectors[0, 1].any()
+  embeddings = {id(layer): layer for layer in (model.input_embedding, model.target_embedding)}
+  for layer in embeddings.values():
+    table = layer.embeddings.numpy()
+    table[0] = 100.0
+    layer.embeddings.assign(table)
+  # Only the logit of id 0 itself may change (where the softmax shares the matrix).
+  np.testing.assert_allclose(logits_of(model, inputs, targets)[..., 1:], before[..., 1:],
+                             atol=1e-5)
+  np.testing.assert_allclose(cached_logits(model, inputs, targets)[..., 1:], before[..., 1:],
+                             atol=1e-5)
+
+
 def test_examples_in_a_batch_are_independent():
   model = small_model()
   inputs, targets = random_batch()
@@ -82,6 +102,7 @@ def test_cached_decoding_equals_teacher_forcing_in_tf_function():
                              atol=1e-5)
 
 
+@pytest.mark.slow
 def test_the_whole_decode_loop_compiles_with_xla():
   """Static shapes: a while loop over decode_step under jit_compile gives the same logits."""
   model = small_model()
@@ -134,7 +155,9 @@ def test_shared_embedding_needs_one_vocabulary():
     small_model(input_vocab=30, target_vocab=40)
 
 
-@pytest.mark.parametrize("variant", ["paper", "pre_norm", "unshared"])
+@pytest.mark.parametrize("variant", [
+    "paper", pytest.param("pre_norm", marks=pytest.mark.slow),
+    pytest.param("unshared", marks=pytest.mark.slow)])
 def test_a_model_checkpoint_holds_every_weight(variant, tmp_path):
   """A fresh model restored from `tf.train.Checkpoint(model=...)` computes the same logits."""
   model = small_model(VARIANTS[variant], seed=1)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from commands import run_command
+from commands import call
 from model_fixtures import VARIANTS, random_batch, small_model
 from t2t_lite.data.vocabulary import Vocabulary
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias
@@ -114,7 +114,7 @@ def test_heatmap_pixels():
 
 
 def visualize(*flags):
-  return run_command("t2t-visualize", *flags)
+  return call("t2t-visualize", *flags)
 
 
 def test_command_writes_every_map(trained_run, tmp_path):

@@ -1,21 +1,27 @@
 """Data generation: a problem's text pairs -> SentencePiece vocabulary -> sharded TFRecords.
 
-Order of work, so that an interrupted run leaves nothing trusted: remove the
-problem's split markers, write the vocabulary (atomically), then per split
-write the shards under temporary names, rename them, and write the marker
-last. A marker records the vocabulary's digest; readers check it.
+Everything is first written into a staging directory beside the data
+(`<problem>.incomplete` in data_dir): the vocabulary, then per split the
+shards and, last, the split's marker. Input that fails (a missing file,
+differing line counts, invalid UTF-8) or a full disk therefore leaves the
+data_dir as it was. Only when every split is complete are the problem's old
+markers and shards removed and the new files moved in, markers last; an
+interrupted run leaves nothing trusted, and the next run removes its staging
+directory. A marker records the vocabulary's digest; readers check it.
 """
 
 import collections
+import dataclasses
 import hashlib
 import itertools
 import os
+import shutil
 import time
 
 import numpy as np
 import tensorflow as tf
 
-from t2t_lite.atomic_files import write_bytes_atomic, write_text_atomic
+from t2t_lite.atomic_files import TEMP_SUFFIX, write_bytes_atomic, write_text_atomic
 from t2t_lite.data import records
 from t2t_lite.data.problem import Drop
 from t2t_lite.data.report import DatagenSummary, Progress, SplitSummary, VocabSummary
@@ -56,14 +62,34 @@ def generate(problem, data_dir, sources, *, vocab_size, progress):
   if not isinstance(vocab_size, int) or vocab_size < 1:
     raise UserError(f"vocab_size={vocab_size} must be a positive integer")
   os.makedirs(data_dir, exist_ok=True)
+  staging = os.path.join(data_dir, problem.name + TEMP_SUFFIX)
+  if os.path.isdir(staging):
+    shutil.rmtree(staging)  # Left by an interrupted run.
+  os.makedirs(staging)
+  try:
+    vocab_summary = _write_vocabularies(problem, staging, sources, vocab_size, progress)
+    input_vocab, target_vocab = problem.vocabularies(staging)
+    digest = vocab_digest(problem, staging)
+    splits = [_write_split(problem, split, staging, sources, input_vocab, target_vocab, digest,
+                           progress) for split in problem.splits]
+    _move_in(problem, staging, data_dir)
+  finally:
+    shutil.rmtree(staging, ignore_errors=True)
+  vocab_summary = dataclasses.replace(
+      vocab_summary, paths=sorted(set(vocab_paths(problem, data_dir))))
+  return DatagenSummary(problem.name, data_dir, vocab_summary, splits)
+
+
+def _move_in(problem, staging, data_dir):
+  """Replaces the problem's data in data_dir with the complete data in staging: old
+  markers and shards go first, then the vocabulary and each split's shards, its marker
+  last."""
   for split in problem.splits:
     records.remove_split(data_dir, problem.name, split)
-  vocab_summary = _write_vocabularies(problem, data_dir, sources, vocab_size, progress)
-  input_vocab, target_vocab = problem.vocabularies(data_dir)
-  digest = vocab_digest(problem, data_dir)
-  splits = [_write_split(problem, split, data_dir, sources, input_vocab, target_vocab, digest,
-                         progress) for split in problem.splits]
-  return DatagenSummary(problem.name, data_dir, vocab_summary, splits)
+  markers = {records.marker_path(staging, problem.name, split) for split in problem.splits}
+  names = sorted(set(os.listdir(staging)) - {os.path.basename(m) for m in markers})
+  for name in names + sorted(os.path.basename(m) for m in markers):
+    os.replace(os.path.join(staging, name), os.path.join(data_dir, name))
 
 
 def clean_pairs(problem, split, sources, counts):

@@ -48,11 +48,13 @@ On disk, in data_dir (several problems may share one):
   vocab.<problem>.{inputs,targets}.model
   <problem>-<split>-00000-of-00016.tfrecord ...
   <problem>-<split>.json                a split's completion marker, written last
-Files are written under temporary names and renamed when complete. A run
-first removes the problem's markers, then writes the vocabulary, then each
-split's shards and, last, its marker (which records the vocabulary's digest);
-`dataset()` trusts only a split with its marker and a matching vocabulary,
-so an interrupted run leaves nothing trusted and the next run redoes it.
+A run writes everything into `<problem>.incomplete/` beside the data first:
+the vocabulary, then each split's shards and, last, its marker (which
+records the vocabulary's digest). Only when all of it is complete are the
+problem's old files replaced, so input that fails (or a full disk) leaves the
+earlier data as it was. `dataset()` trusts only a split with its marker and
+a matching vocabulary, so an interrupted run leaves nothing trusted and the
+next run redoes it.
 """
 
 import dataclasses
@@ -137,8 +139,9 @@ class TextPairProblem:
     vocab_size: overrides the class's `vocab_size` (for small corpora).
     progress: print a progress line to stderr while reading.
     Returns a `DatagenSummary` (`str()` of it is the report t2t-datagen prints).
-    Each run regenerates everything; until a split's marker is written last,
-    readers do not trust any of its files.
+    Each run regenerates everything beside the old data and replaces it only
+    once complete; until a split's marker is written last, readers do not
+    trust any of its files.
     """
     from t2t_lite.data import datagen
     return datagen.generate(self, data_dir, sources, vocab_size=vocab_size or self.vocab_size,

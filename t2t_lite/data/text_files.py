@@ -17,12 +17,18 @@ def read_lines(path):
     raise UserError(f"{path}: no such file; check the path")
   with open(path, "rb") as f:
     for number, raw in enumerate(f, start=1):
-      try:
-        line = raw.decode("utf-8")
-      except UnicodeDecodeError as error:
-        raise UserError(f"{path}:{number}: invalid UTF-8 (byte {error.start + 1} of the line); "
-                        f"convert the file to UTF-8, e.g. with iconv") from None
-      yield line.rstrip("\r\n")
+      yield decode_line(raw, path, number)
+
+
+def decode_line(raw, path, number):
+  """Bytes of line `number` of `path` -> text without its line ending; UserError naming
+  FILE:LINE when they are not UTF-8."""
+  try:
+    line = raw.decode("utf-8")
+  except UnicodeDecodeError as error:
+    raise UserError(f"{path}:{number}: invalid UTF-8 (byte {error.start + 1} of the line); "
+                    f"convert the file to UTF-8, e.g. with iconv") from None
+  return line.rstrip("\r\n")
 
 
 def count_lines(path):

@@ -17,6 +17,7 @@ import sentencepiece as spm
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from t2t_lite import quiet
 from t2t_lite.errors import UserError
 
 PAD_ID = 0
@@ -41,9 +42,10 @@ def train_sentencepiece(sentences, vocab_size, *, model_type="bpe", user_defined
                     f"{NUM_BYTE_PIECES} byte pieces and the user-defined symbols); "
                     f"pass a larger --vocab_size")
   model = io.BytesIO()
+  reader = _Reader(sentences)
   try:
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences), model_writer=model, vocab_size=vocab_size,
+        sentence_iterator=reader, model_writer=model, vocab_size=vocab_size,
         model_type=model_type, pad_id=PAD_ID, eos_id=EOS_ID, unk_id=UNK_ID, bos_id=-1,
         normalization_rule_name="identity", remove_extra_whitespaces=False,
         byte_fallback=True, character_coverage=1.0,
@@ -51,8 +53,36 @@ def train_sentencepiece(sentences, vocab_size, *, model_type="bpe", user_defined
         input_sentence_size=max_sentences, shuffle_input_sentence=True,
         num_threads=os.cpu_count() or 1, minloglevel=2)
   except RuntimeError as error:
+    reader.raise_error()
     raise UserError(_training_error_message(str(error), vocab_size)) from error
+  reader.raise_error()
   return model.getvalue()
+
+
+class _Reader:
+  """Iterates `sentences` for SentencePiece, keeping an error the iterable raises (such
+  as the UserError naming a file's bad line) for `raise_error`: SentencePiece would
+  otherwise replace it with a message of its own."""
+
+  def __init__(self, sentences):
+    self._sentences = iter(sentences)
+    self._error = None
+
+  def __iter__(self):
+    return self
+
+  def __next__(self):
+    try:
+      return next(self._sentences)
+    except StopIteration:
+      raise
+    except Exception as error:  # noqa: BLE001  (re-raised by raise_error)
+      self._error = error
+      raise StopIteration from None
+
+  def raise_error(self):
+    if self._error is not None:
+      raise self._error
 
 
 def _training_error_message(message, vocab_size):
@@ -84,9 +114,10 @@ class Vocabulary(tf.Module):
   def __init__(self, model_proto, name=None):
     super().__init__(name=name)
     self.model_proto = model_proto
-    self.size = spm.SentencePieceProcessor(model_proto=model_proto).get_piece_size()
-    self.tokenizer = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32,
-                                                    add_eos=True)
+    with quiet.chatter_hidden():  # SentencePiece's note on its normalizer.
+      self.size = spm.SentencePieceProcessor(model_proto=model_proto).get_piece_size()
+      self.tokenizer = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32,
+                                                      add_eos=True)
 
   @classmethod
   def load(cls, path, problem):

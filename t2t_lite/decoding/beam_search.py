@@ -14,13 +14,15 @@ to be EOS, so every example ends with a full finished set when enough distinct
 hypotheses exist) or, with `stop_early`, as soon as no alive hypothesis can
 beat the worst finished one: the best alive log-prob divided by the largest
 length penalty it could still get, ((5 + L_b) / 6) ** alpha (log-probs only
-fall as tokens are added; alpha >= 0), is below the worst finished score. This
-is tensor2tensor's `_is_finished` test with one difference: tensor2tensor
-compares with the worst of the finished entries found so far, here an empty
-finished slot counts as -inf (as in flax's `examples/wmt/decode.py`), so the
-search goes on until the finished set is full. Stopping early then never
-changes the result: the n-best list is the one a search run to L_b returns. The
-loop runs while any example goes on; the steps it takes for a stopped example
+fall as tokens are added; alpha >= 0), is below the worst finished score, an
+empty finished slot counting as -inf (as in flax's `examples/wmt/decode.py`).
+The search thus goes on until the whole finished set is settled, and stopping
+early never changes the result: the n-best list is the one a search run to L_b
+returns. tensor2tensor's `_is_finished` (since late 2018) compares the same
+bound with the BEST finished score when `stop_early` is set: it stops once the
+top hypothesis is settled, which is therefore the same as here, while the rest
+of its n-best list (`return_beams`) may differ from a search run to the end.
+The loop runs while any example goes on; the steps it takes for a stopped example
 cannot change that example's finished set (it can only receive -inf or
 worse-than-worst candidates), so a result never depends on the rest of the batch.
 

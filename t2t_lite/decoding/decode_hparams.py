@@ -1,9 +1,18 @@
-"""Decoding settings: the problem's defaults, then `--decode_hparams` overrides."""
+"""Decoding settings: the problem's defaults, then `--decode_hparams` overrides.
+
+tensor2tensor's names are accepted with tensor2tensor's meanings:
+  return_beams=True       every hypothesis of the beam: n_best=beam_size
+  write_beam_scores=True  each hypothesis followed by its score: write_scores=True
+  max_input_size=N        N > 0: max_input_length=N; N <= 0 (tensor2tensor's
+                          default, -1): no truncation, truncate_inputs=False
+"""
 
 import dataclasses
 
 from t2t_lite.errors import UserError
 from t2t_lite.overrides import parse_overrides
+
+FLAG = "--decode_hparams"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -16,16 +25,40 @@ class DecodeHParams:
   n_best: int = 1               # Hypotheses written per input line, tab-separated.
   write_scores: bool = False    # Follow each hypothesis by a tab and its score.
   max_input_length: int = 0     # Longer inputs are truncated; 0 = the model's max_length.
+  truncate_inputs: bool = True  # False: inputs are never truncated (see `input_limit`).
 
   def __post_init__(self):
     for name in ("beam_size", "batch_size", "n_best"):
       if getattr(self, name) < 1:
-        raise UserError(f"--decode_hparams: {name}={getattr(self, name)} must be at least 1")
+        raise UserError(f"{FLAG}: {name}={getattr(self, name)} must be at least 1")
     if self.n_best > self.beam_size:
-      raise UserError(f"--decode_hparams: n_best={self.n_best} exceeds beam_size="
+      raise UserError(f"{FLAG}: n_best={self.n_best} exceeds beam_size="
                       f"{self.beam_size}; raise beam_size")
     if self.extra_length < 0 or self.max_input_length < 0 or self.alpha < 0:
-      raise UserError("--decode_hparams: extra_length, max_input_length and alpha must be >= 0")
+      raise UserError(f"{FLAG}: extra_length, max_input_length and alpha must be >= 0")
+
+  def input_limit(self, hparams):
+    """The most tokens (EOS included) an input keeps; None: all of them.
+
+    A model with learned positions (`pos="emb"`) has `max_length` of them, so
+    its inputs are cut there even when `truncate_inputs` is False.
+    """
+    if self.truncate_inputs:
+      return self.max_input_length or hparams.max_length
+    return hparams.max_length if hparams.pos == "emb" else None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Tensor2tensorNames(DecodeHParams):
+  """The names `--decode_hparams` reads: DecodeHParams' and tensor2tensor's."""
+  return_beams: bool = False
+  write_beam_scores: bool = False
+  max_input_size: int = 0
+
+
+# tensor2tensor's name -> the DecodeHParams field it sets.
+TENSOR2TENSOR_NAMES = {"return_beams": "n_best", "write_beam_scores": "write_scores",
+                       "max_input_size": "max_input_length"}
 
 
 def decode_hparams_for(problem, overrides=""):
@@ -33,5 +66,24 @@ def decode_hparams_for(problem, overrides=""):
   defaults = problem.decode_defaults
   base = DecodeHParams(beam_size=defaults.beam_size, alpha=defaults.alpha,
                        extra_length=defaults.extra_length)
-  return dataclasses.replace(base, **parse_overrides(overrides, DecodeHParams,
-                                                     flag="--decode_hparams"))
+  values = parse_overrides(overrides, _Tensor2tensorNames, flag=FLAG)
+  return dataclasses.replace(base, **_fields_of_tensor2tensor_names(values, base))
+
+
+def _fields_of_tensor2tensor_names(values, base):
+  """Parsed overrides -> DecodeHParams field values, tensor2tensor's names translated
+  (the module doc); a field given under both names is a one-line UserError."""
+  for alias, name in TENSOR2TENSOR_NAMES.items():
+    if alias in values and name in values:
+      raise UserError(f"{FLAG}: {alias} is tensor2tensor's name for {name}; give one of them")
+  values = dict(values)
+  if values.pop("return_beams", False):
+    values["n_best"] = values.get("beam_size", base.beam_size)
+  if values.pop("write_beam_scores", False):
+    values["write_scores"] = True
+  size = values.pop("max_input_size", None)
+  if size is not None and size > 0:
+    values["max_input_length"] = size
+  elif size is not None:
+    values["truncate_inputs"] = False
+  return values

@@ -28,21 +28,33 @@ from t2t_lite.decoding.model_decoding import decode_ids, n_best
 from t2t_lite.errors import UserError
 from t2t_lite.registry import PROBLEMS
 from t2t_lite.training import run_dir
+from t2t_lite.training.checkpoints import (UnreadableCheckpoint, checkpoint_paths,
+                                           restore_checkpoint, restore_newest)
 from t2t_lite.training.strategy import make_strategy, uses_gpu
 
 
 def restore_model(output_dir, checkpoint_path=None):
-  """(model, hparams, description) of a run, its weights from the checkpoint."""
-  path = checkpoint_path or tf.train.latest_checkpoint(output_dir)
-  if not path:
+  """(model, hparams, description) of a run, its weights from `checkpoint_path` or else
+  from the run's newest checkpoint that reads (older ones replace unreadable ones)."""
+  if checkpoint_path:
+    if not tf.io.gfile.exists(checkpoint_path + ".index"):
+      raise UserError(f"--checkpoint_path={checkpoint_path}: no such checkpoint (expected "
+                      f"{checkpoint_path}.index)")
+    run_dir.check_checkpoint_fits(output_dir, checkpoint_path)
+  elif not checkpoint_paths(output_dir):
     raise UserError(f"no checkpoint in {output_dir}; train first (t2t-trainer) or pass "
                     f"--checkpoint_path")
-  if not tf.io.gfile.exists(path + ".index"):
-    raise UserError(f"--checkpoint_path={path}: no such checkpoint (expected {path}.index)")
   model, hparams, description = run_dir.build_model(output_dir)
+  checkpoint = tf.train.Checkpoint(model=model)
+  if checkpoint_path:
+    try:
+      path, status = checkpoint_path, restore_checkpoint(checkpoint, checkpoint_path)
+    except UnreadableCheckpoint as error:
+      raise UserError(f"{error}; pass another --checkpoint_path") from None
+  else:
+    path, status = restore_newest(checkpoint, output_dir)
   try:
-    tf.train.Checkpoint(model=model).restore(path).expect_partial() \
-        .assert_existing_objects_matched()
+    status.assert_existing_objects_matched()
   except AssertionError:
     raise UserError(f"{path} does not hold every weight of this run's model; was it written "
                     f"by another model or another version of t2t_lite?") from None
@@ -62,8 +74,9 @@ class Translator:
     self.target_vocab = target_vocab
     self.decode_hparams = decode_hparams
     self.strategy = strategy
-    self.max_input_length = decode_hparams.max_input_length or hparams.max_length
-    self.boundaries = bucket_boundaries(self.max_input_length) + [self.max_input_length]
+    self.input_limit = decode_hparams.input_limit(hparams)  # None: inputs are never cut.
+    widest = self.input_limit or hparams.max_length
+    self.boundaries = bucket_boundaries(widest) + [widest]
     # One trace per (batch, width): widths are bucket boundaries, so few (decode_ids
     # needs static widths, hence no reduce_retracing).
     self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(strategy))
@@ -106,21 +119,23 @@ class Translator:
     return outputs
 
   def _encode(self, texts, line_indices):
-    """Texts -> lists of ids ending with EOS, truncated to max_input_length (warned)."""
+    """Texts -> lists of ids ending with EOS, truncated to `input_limit` (warned)."""
     if not texts:
       return []
     encoded = self.input_vocab.encode(tf.constant(texts)).to_list()
-    limit = self.max_input_length
+    limit = self.input_limit
     for k, sentence in enumerate(encoded):
-      if len(sentence) > limit:
+      if limit and len(sentence) > limit:
         logging.warning("line %d has %d tokens; truncated to max_input_length=%d",
                         line_indices[k] + 1, len(sentence), limit)
         encoded[k] = sentence[:limit - 1] + [EOS_ID]
     return encoded
 
   def _width(self, longest):
-    """The padded width of a batch: the first bucket boundary >= its longest input."""
-    return next(b for b in self.boundaries if b >= longest)
+    """The padded width of a batch: the first bucket boundary >= its longest input; past
+    the last one (inputs never truncated), the next multiple of the last one."""
+    widest = self.boundaries[-1]
+    return next((b for b in self.boundaries if b >= longest), -(-longest // widest) * widest)
 
   def _decode_group(self, group):
     """Up to `replicas` batches of id lists -> per batch, per sentence, its n-best list."""

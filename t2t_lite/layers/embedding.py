@@ -5,9 +5,16 @@ import math
 import keras
 from keras import ops
 
+from t2t_lite.layers.attention_bias import PAD_ID
+
 
 class TokenEmbedding(keras.layers.Layer):
-  """ids -> embeddings × sqrt(d_model) (paper section 3.4); `logits` reuses the matrix."""
+  """ids -> embeddings × sqrt(d_model) (paper section 3.4); `logits` reuses the matrix.
+
+  Id 0 (padding, and the decoder's first input) embeds as the zero vector, as in
+  tensor2tensor: row 0 is never read, so padding carries no token information
+  and the decoder starts from the position signal alone.
+  """
 
   def __init__(self, vocab_size, hidden_size, **kwargs):
     super().__init__(**kwargs)
@@ -23,7 +30,8 @@ class TokenEmbedding(keras.layers.Layer):
   def call(self, ids):
     """[batch, length] -> [batch, length, d_model]."""
     vectors = ops.take(ops.cast(self.embeddings, self.compute_dtype), ids, axis=0)
-    return vectors * math.sqrt(self.hidden_size)
+    not_padding = ops.cast(ops.not_equal(ids, PAD_ID), vectors.dtype)[..., None]
+    return vectors * math.sqrt(self.hidden_size) * not_padding
 
   def logits(self, outputs):
     """Pre-softmax projection with the shared matrix: [batch, t, d_model] -> [batch, t, vocab]."""

@@ -1,1 +1,2 @@
-"""Evaluation metrics computed outside the model: EVALB bracket scoring for parsing."""
+"""Evaluation metrics computed outside the model: BLEU for translation (bleu.py, with
+Moses' tokenizer in moses.py), EVALB bracket scoring for parsing."""

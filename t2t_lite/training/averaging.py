@@ -1,14 +1,19 @@
 """Checkpoint averaging (paper section 6.1: the last 5 checkpoints for base, 20 for big)."""
 
+import itertools
+import json
 import os
 
 from absl import logging
 import numpy as np
 import tensorflow as tf
 
+from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
 from t2t_lite.training import run_dir
-from t2t_lite.training.checkpoints import checkpoint_paths
+from t2t_lite.training.checkpoints import checkpoint_paths, checkpoint_step, readable_checkpoints
+
+MARKER = "t2t_lite_average.json"  # Marks a directory t2t-avg-all wrote (and may replace).
 
 
 def average_checkpoints(model_dir, output_dir, n):
@@ -16,34 +21,42 @@ def average_checkpoints(model_dir, output_dir, n):
 
   output_dir gets a checkpoint named after the newest averaged step and a copy of
   the run description, so t2t-decoder and t2t-exporter can use it as a run
-  directory. Returns the written checkpoint's path.
+  directory. It must be new, empty, or an earlier average (holding MARKER),
+  which is replaced once the new one is complete. A checkpoint that does not
+  read is named in a warning and the next older one is averaged instead.
+  Returns the written checkpoint's path.
   """
   if n < 1:
     raise UserError(f"--n={n}: average at least one checkpoint")
-  if os.path.abspath(model_dir) == os.path.abspath(output_dir):
-    raise UserError("--output_dir must differ from --model_dir: averaging must not mix its "
-                    "result with the checkpoints it reads")
-  paths = checkpoint_paths(model_dir)
-  if not paths:
+  if os.path.realpath(model_dir) == os.path.realpath(output_dir):
+    raise UserError(f"--output_dir={output_dir} is --model_dir={model_dir}: averaging must not "
+                    f"mix its result with the checkpoints it reads; pass a new directory")
+  if not checkpoint_paths(model_dir):
     raise UserError(f"--model_dir={model_dir} has no checkpoints; pass a t2t-trainer "
                     f"--output_dir")
-  paths = paths[-n:]
-  if len(paths) < n:
-    logging.warning("only %d checkpoint(s) in %s; averaging those", len(paths), model_dir)
-  model, _, _ = run_dir.build_model(model_dir)
-  checkpoint = tf.train.Checkpoint(model=model)
-  sums = None
-  for path in paths:
-    checkpoint.restore(path).expect_partial().assert_existing_objects_matched()
-    values = [np.asarray(v, dtype=np.float64) for v in model.weights]
-    sums = values if sums is None else [s + v for s, v in zip(sums, values)]
-  for variable, total in zip(model.weights, sums):
-    variable.assign((total / len(paths)).astype(variable.dtype))
-  run_dir.copy_description(model_dir, output_dir)
-  step = int(paths[-1].rsplit("-", 1)[1])
-  manager = tf.train.CheckpointManager(checkpoint, output_dir, max_to_keep=1,
-                                       checkpoint_name="ckpt")
-  written = manager.save(checkpoint_number=step)
+  output_dir = os.path.abspath(output_dir)
+  marker = json.dumps({"model_dir": os.path.abspath(model_dir), "n": n})
+  with replacing_directory(output_dir, MARKER, marker, f"--output_dir={output_dir}") as staging:
+    model, _, _ = run_dir.build_model(model_dir)
+    checkpoint = tf.train.Checkpoint(model=model)
+    paths, sums = [], None
+    for path, status in itertools.islice(readable_checkpoints(checkpoint, model_dir), n):
+      status.assert_existing_objects_matched()
+      values = [np.asarray(v, dtype=np.float64) for v in model.weights]
+      sums = values if sums is None else [s + v for s, v in zip(sums, values)]
+      paths.insert(0, path)
+    if not paths:
+      raise UserError(f"no checkpoint of {model_dir} can be read (see the warnings above)")
+    if len(paths) < n:
+      logging.warning("only %d readable checkpoint(s) in %s; averaging those", len(paths),
+                      model_dir)
+    for variable, total in zip(model.weights, sums):
+      variable.assign((total / len(paths)).astype(variable.dtype))
+    run_dir.copy_description(model_dir, staging)
+    manager = tf.train.CheckpointManager(checkpoint, staging, max_to_keep=1,
+                                         checkpoint_name="ckpt")
+    name = os.path.basename(manager.save(checkpoint_number=checkpoint_step(paths[-1])))
+  written = os.path.join(output_dir, name)
   print(f"averaged {len(paths)} checkpoint(s) ({', '.join(os.path.basename(p) for p in paths)})"
         f" into {written}", flush=True)
   return written

@@ -3,9 +3,11 @@
 TensorFlow writes a checkpoint's data and index files under temporary names and
 then records it in the directory's `checkpoint` state file, which it replaces
 atomically. A checkpoint is trusted only once that file names it, so a process
-killed mid-write leaves at most stray temporary files, never a checkpoint that
-looks valid but is not. `restore_latest` restores the newest one the state file
-names; `CheckpointManager` deletes all but the last `keep` checkpoints.
+killed mid-write leaves at most stray temporary files (removed at the next
+start), never a checkpoint that looks valid but is not. `restore_latest`
+restores the newest listed checkpoint that reads: one truncated or corrupted
+afterwards (or whose files were deleted) is named in a warning and the next
+older one is used. `CheckpointManager` deletes all but the last `keep`.
 """
 
 import os
@@ -14,7 +16,13 @@ import time
 from absl import logging
 import tensorflow as tf
 
+from t2t_lite.atomic_files import write_text_atomic
+from t2t_lite.errors import UserError
+from t2t_lite.file_errors import first_line
 from t2t_lite.training.strategy import is_chief
+
+# What reading a checkpoint with missing, truncated or corrupted files raises.
+UNREADABLE_ERRORS = (tf.errors.OpError, IndexError)
 
 
 class Checkpoints:
@@ -29,20 +37,34 @@ class Checkpoints:
     self.output_dir = output_dir
     self.every_steps = every_steps or 0
     self.every_seconds = every_seconds or 0
+    self.keep = keep
     self.checkpoint = tf.train.Checkpoint(**trackables)
-    self.manager = tf.train.CheckpointManager(self.checkpoint, output_dir, keep,
-                                              checkpoint_name="ckpt")
+    if is_chief(strategy):
+      remove_unfinished_saves(output_dir)
+    self.manager = self._manager()
     self._last_step = 0
     self._last_time = time.monotonic()
 
+  def _manager(self):
+    return tf.train.CheckpointManager(self.checkpoint, self.output_dir, self.keep,
+                                      checkpoint_name="ckpt")
+
   def restore_latest(self):
-    """Restores the newest checkpoint of output_dir, if any; returns its path or None."""
-    path = tf.train.latest_checkpoint(self.output_dir)
-    if path is None:
+    """Restores the newest readable checkpoint of output_dir; returns its path or None.
+
+    Newer listed checkpoints that do not read are dropped from the state file
+    (their files stay until a save of the same step replaces them).
+    """
+    restored = restore_newest(self.checkpoint, self.output_dir)
+    if restored is None:
       return None
-    self.checkpoint.restore(path).expect_partial()
+    path, _ = restored
+    listed = checkpoint_paths(self.output_dir)
+    if listed[-1] != path and is_chief(self.strategy):
+      write_state(self.output_dir, listed[:listed.index(path) + 1])
+      self.manager = self._manager()
     logging.info("restored %s", path)
-    self._last_step = int(path.rsplit("-", 1)[1])
+    self._last_step = checkpoint_step(path)
     return path
 
   def due(self, step):
@@ -56,7 +78,7 @@ class Checkpoints:
     if self.manager.latest_checkpoint and self.manager.latest_checkpoint.endswith(f"-{step}"):
       return self.manager.latest_checkpoint
     if is_chief(self.strategy):
-      path = self.manager.save(checkpoint_number=step)
+      path = self._save_as_chief(step)
     else:
       # Other workers must take part in the save's collective ops; they write to a
       # private directory and delete it.
@@ -66,8 +88,100 @@ class Checkpoints:
     self._last_step, self._last_time = step, time.monotonic()
     return path
 
+  def _save_as_chief(self, step):
+    """manager.save; a failed save (no space, read-only) leaves no partial files and
+    is a UserError naming the directory and the cause."""
+    try:
+      return self.manager.save(checkpoint_number=step)
+    except tf.errors.OpError as error:
+      prefix = os.path.join(self.output_dir, f"ckpt-{step}")
+      for path in tf.io.gfile.glob(prefix + ".*") + tf.io.gfile.glob(prefix + "_temp"):
+        _remove(path)
+      raise UserError(
+          f"could not save checkpoint {prefix}: {first_line(error)}; the last checkpoint "
+          f"{self.manager.latest_checkpoint or '(none yet)'} is intact; free space or fix "
+          f"{self.output_dir}, then run the same command to resume") from None
+
 
 def checkpoint_paths(model_dir):
   """Paths of the checkpoints the state file of model_dir lists, oldest first."""
   state = tf.train.get_checkpoint_state(model_dir)
   return list(state.all_model_checkpoint_paths) if state else []
+
+
+def write_state(model_dir, paths):
+  """Replaces the state file of model_dir so that it lists `paths` (oldest first), the
+  last being the latest, by their names relative to model_dir."""
+  names = [os.path.basename(path) for path in paths]
+  lines = [f'model_checkpoint_path: "{names[-1]}"']
+  lines += [f'all_model_checkpoint_paths: "{name}"' for name in names]
+  write_text_atomic(os.path.join(model_dir, "checkpoint"), "\n".join(lines) + "\n")
+
+
+def checkpoint_step(path):
+  """The step in a checkpoint's name (ckpt-N)."""
+  return int(path.rsplit("-", 1)[1])
+
+
+def restore_checkpoint(checkpoint, path):
+  """`checkpoint.restore(path).expect_partial()`, or an error that names the checkpoint.
+
+  Raises UnreadableCheckpoint when its files are missing, truncated or
+  corrupted, and UserError when it holds weights of other shapes (another
+  vocabulary or architecture).
+  """
+  if not tf.io.gfile.exists(path + ".index"):
+    raise UnreadableCheckpoint(path, "its .index file is missing")
+  try:
+    return checkpoint.restore(path).expect_partial()
+  except UNREADABLE_ERRORS as error:
+    raise UnreadableCheckpoint(path, first_line(error)) from None
+  except ValueError as error:
+    if "incompatible tensor" not in str(error):
+      raise
+    raise UserError(f"{path} does not fit this model ({first_line(error).rstrip('.')}); it "
+                    f"was written with another vocabulary or architecture") from None
+
+
+def readable_checkpoints(checkpoint, model_dir):
+  """Yields (path, restore status) for the listed checkpoints of model_dir, newest first,
+  each restored into `checkpoint` when reached; one that does not read is named in a
+  warning and skipped."""
+  for path in reversed(checkpoint_paths(model_dir)):
+    try:
+      status = restore_checkpoint(checkpoint, path)
+    except UnreadableCheckpoint as error:
+      logging.warning("%s; using the next older checkpoint", error)
+      continue
+    yield path, status
+
+
+def restore_newest(checkpoint, model_dir):
+  """(path, status) of the newest readable listed checkpoint, restored into `checkpoint`;
+  None when model_dir lists none; UserError when none of those listed reads."""
+  restored = next(readable_checkpoints(checkpoint, model_dir), None)
+  if restored is None and checkpoint_paths(model_dir):
+    raise UserError(f"none of the checkpoints listed in {os.path.join(model_dir, 'checkpoint')} "
+                    f"can be read (see the warnings above); restore them from a backup")
+  return restored
+
+
+class UnreadableCheckpoint(Exception):
+  """A checkpoint whose files are missing, truncated or corrupted."""
+
+  def __init__(self, path, reason):
+    super().__init__(f"checkpoint {path} cannot be read: {reason}")
+
+
+def remove_unfinished_saves(output_dir):
+  """Removes the `ckpt-N_temp` directories a save killed midway leaves behind."""
+  for path in tf.io.gfile.glob(os.path.join(output_dir, "ckpt-*_temp")):
+    logging.warning("removing %s, left by a save that did not finish", path)
+    _remove(path)
+
+
+def _remove(path):
+  if tf.io.gfile.isdir(path):
+    tf.io.gfile.rmtree(path)
+  else:
+    tf.io.gfile.remove(path)

@@ -51,4 +51,10 @@ def summarize(totals):
   tokens = max(totals["tokens"], 1.0)
   nll = totals["nll_sum"] / tokens
   return {"loss": totals["loss_sum"] / tokens, "accuracy": totals["correct"] / tokens,
-          "perplexity": math.exp(min(nll, 700.0)), "tokens": totals["tokens"]}
+          "perplexity": perplexity(nll), "tokens": totals["tokens"]}
+
+
+def perplexity(nll):
+  """exp(nll) of a per-token negative log-likelihood, capped at e^700 so that a huge
+  (diverging) loss never overflows."""
+  return math.exp(min(float(nll), 700.0))

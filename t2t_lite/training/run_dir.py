@@ -1,6 +1,8 @@
 """The run directory describes itself: hparams, problem, vocabulary, flags.
 
     <output_dir>/hparams.json     the HParams the model was built with
+    <output_dir>/hparams_history.json  earlier hparams.json of a run resumed with
+                                  changes (list of {"until": checkpoint, "hparams": ...})
     <output_dir>/run.json         problem, model, vocabulary sizes and files, flags used
     <output_dir>/vocab.*.model    copies of the problem's vocabulary
     <output_dir>/ckpt-N.*         checkpoints (see `checkpoints.py`)
@@ -20,6 +22,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
 
 HPARAMS_FILE = "hparams.json"
+HISTORY_FILE = "hparams_history.json"
 RUN_FILE = "run.json"
 
 
@@ -47,7 +50,8 @@ def describe(output_dir, hparams, description, vocab_paths):
   """Writes hparams.json, run.json and the vocabulary copies; checks a resumed run.
 
   A directory that already has hparams.json must describe the same model: any
-  difference is a one-line error naming the differing fields.
+  difference is a one-line error naming the differing fields. A change that
+  keeps the architecture replaces hparams.json, the old one going to HISTORY_FILE.
   """
   tf.io.gfile.makedirs(output_dir)
   existing = read_hparams(output_dir) if has_run(output_dir) else None
@@ -61,8 +65,22 @@ def describe(output_dir, hparams, description, vocab_paths):
     target = os.path.join(output_dir, name)
     if not tf.io.gfile.exists(target):
       copy_file_atomic(source, target)
-  write_text_atomic(os.path.join(output_dir, HPARAMS_FILE), hparams.to_json())
+  if existing is not None and existing != hparams:
+    _append_history(output_dir, existing)
+  if existing != hparams:
+    write_text_atomic(os.path.join(output_dir, HPARAMS_FILE), hparams.to_json())
   write_text_atomic(os.path.join(output_dir, RUN_FILE), description.to_json())
+
+
+def _append_history(output_dir, hparams):
+  """Adds the hparams a run used until its latest checkpoint to HISTORY_FILE."""
+  path = os.path.join(output_dir, HISTORY_FILE)
+  history = json.loads(_read_run_file(output_dir, HISTORY_FILE)) if tf.io.gfile.exists(
+      path) else []
+  latest = tf.train.latest_checkpoint(output_dir)
+  history.append({"until": latest and os.path.basename(latest),
+                  "hparams": json.loads(hparams.to_json())})
+  write_text_atomic(path, json.dumps(history, indent=2, sort_keys=True))
 
 
 def has_run(output_dir):
@@ -98,23 +116,48 @@ def check_same_hparams(existing, requested, output_dir):
 
   Raises a one-line UserError naming every differing architecture field.
   """
-  def differences(names):
-    return [f"{name} {getattr(existing, name)!r} -> {getattr(requested, name)!r}"
-            for name in names if getattr(existing, name) != getattr(requested, name)]
-
-  fields = [field.name for field in dataclasses.fields(HParams)]
-  if existing.pos == "emb":  # The learned position table has max_length rows.
-    architecture = ARCHITECTURE_FIELDS + ("max_length",)
-  else:
-    architecture = ARCHITECTURE_FIELDS
-  incompatible = differences(architecture)
+  incompatible = _differences(existing, requested, _architecture(existing))
   if incompatible:
     raise UserError(f"{output_dir} holds a model with other hparams "
                     f"({'; '.join(incompatible)}); resume with the same --hparams_set and "
                     f"--hparams, or use a new --output_dir")
-  changed = differences([name for name in fields if name not in architecture])
+  changed = allowed_changes(existing, requested)
   if changed:
     logging.warning("resuming %s with changed hparams: %s", output_dir, "; ".join(changed))
+
+
+def allowed_changes(existing, requested):
+  """["name old -> new"] of the differing hparams that leave the weights' shapes alone."""
+  architecture = _architecture(existing)
+  return _differences(existing, requested, [field.name for field in dataclasses.fields(HParams)
+                                            if field.name not in architecture])
+
+
+def _architecture(hparams):
+  if hparams.pos == "emb":  # The learned position table has max_length rows.
+    return ARCHITECTURE_FIELDS + ("max_length",)
+  return ARCHITECTURE_FIELDS
+
+
+def _differences(existing, requested, names):
+  return [f"{name} {getattr(existing, name)!r} -> {getattr(requested, name)!r}"
+          for name in names if getattr(existing, name) != getattr(requested, name)]
+
+
+def check_checkpoint_fits(output_dir, checkpoint_path):
+  """UserError naming the differing fields when `checkpoint_path` lies in another run
+  directory whose model (architecture, vocabulary sizes) differs from output_dir's."""
+  other = os.path.dirname(os.path.abspath(checkpoint_path))
+  if not has_run(other) or os.path.realpath(other) == os.path.realpath(output_dir):
+    return
+  mine, theirs = read_description(output_dir), read_description(other)
+  differences = _differences(theirs, mine, ("model", "input_vocab_size", "target_vocab_size"))
+  differences += _differences(read_hparams(other), read_hparams(output_dir),
+                              _architecture(read_hparams(other)))
+  if differences:
+    raise UserError(f"--checkpoint_path={checkpoint_path} belongs to a run with another model "
+                    f"than {output_dir} ({'; '.join(differences)}); pass a checkpoint of that "
+                    f"run or its own --output_dir")
 
 
 def build_model(output_dir):

@@ -27,9 +27,9 @@ from t2t_lite.optimization import build_optimizer
 from t2t_lite.registry import MODELS
 from t2t_lite.summary import build as build_model
 from t2t_lite.training import cost, run_dir
-from t2t_lite.training.checkpoints import Checkpoints
+from t2t_lite.training.checkpoints import Checkpoints, checkpoint_paths
 from t2t_lite.training.dev_decoding import DevDecoding
-from t2t_lite.training.evaluation import Evaluator
+from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
 from t2t_lite.training.strategy import device_names, is_chief, make_strategy, uses_gpu
@@ -92,6 +92,7 @@ class StopRequested:
 
 def train(problem, hparams, config, data_dir):
   """Trains (and/or evaluates) `problem` with `hparams`; resumes from config.output_dir."""
+  _check_output_dir(config)
   if config.random_seed is not None:
     keras.utils.set_random_seed(config.random_seed)
   if config.mixed_precision:
@@ -172,6 +173,37 @@ def eval_line(step, results):
   return line
 
 
+def divergence_bound(vocab_size):
+  """The per-token loss above which training has diverged: far above the loss of the
+  untrained model, about ln(vocab_size)."""
+  return 4.0 * math.log(max(vocab_size, 2)) + 10.0
+
+
+def check_loss(step, loss, vocab_size, last_checkpoint):
+  """UserError when the step's loss is not finite or above `divergence_bound`."""
+  bound = divergence_bound(vocab_size)
+  if math.isfinite(loss) and loss <= bound:
+    return
+  reason = "" if not math.isfinite(loss) else (
+      f", above {bound:.1f} (4 ln(vocabulary size) + 10): training diverged")
+  kept = (f"the last good checkpoint {last_checkpoint} is intact" if last_checkpoint
+          else "no checkpoint was saved yet")
+  raise UserError(f"the loss became {loss:.6g} at step {step}{reason}; nothing was saved after "
+                  f"it, and {kept}; lower the learning rate (learning_rate_constant) or use "
+                  f"bfloat16")
+
+
+def _check_output_dir(config):
+  """One-line errors for an --output_dir that cannot serve `config`, before writing to it."""
+  if tf.io.gfile.exists(config.output_dir) and not tf.io.gfile.isdir(config.output_dir):
+    raise UserError(f"--output_dir={config.output_dir} is a file, not a directory; pass a "
+                    f"directory")
+  if config.schedule == "evaluate" and not config.warm_start_from and not checkpoint_paths(
+      config.output_dir):
+    raise UserError(f"--schedule=evaluate needs a trained model, but {config.output_dir} has no "
+                    f"checkpoint; train first or pass the --output_dir of a trained run")
+
+
 def _warm_start(model, path):
   checkpoint_path = tf.train.latest_checkpoint(path) if tf.io.gfile.isdir(path) else path
   if not checkpoint_path or not tf.io.gfile.exists(checkpoint_path + ".index"):
@@ -225,11 +257,8 @@ class _Loop:
         stats = self.train_step(iterator)
         previous, step = step, self.step()
         loss = stats["loss_sum"] / max(stats["tokens"], 1.0)
-        if not math.isfinite(loss):
-          raise UserError(
-              f"the loss became {loss} at step {step}; nothing was saved after it, and the "
-              f"last good checkpoint {self.checkpoints.manager.latest_checkpoint} is intact; "
-              f"lower the learning rate (learning_rate_constant) or use bfloat16")
+        check_loss(step, loss, self.target_vocab_size,
+                   self.checkpoints.manager.latest_checkpoint)
         flops += cost.training_flops(
             self.hparams, self.target_vocab_size, stats["input_tokens"], stats["tokens"],
             stats["input_tokens"] / max(stats["examples"], 1.0),
@@ -261,7 +290,7 @@ class _Loop:
     with self.train_writer.as_default(step=step):
       tf.summary.scalar("loss", stats["loss_sum"] / tokens)
       tf.summary.scalar("accuracy", stats["correct"] / tokens)
-      tf.summary.scalar("perplexity", math.exp(min(stats["nll_sum"] / tokens, 700.0)))
+      tf.summary.scalar("perplexity", perplexity(stats["nll_sum"] / tokens))
       tf.summary.scalar("learning_rate", learning_rate)
       tf.summary.scalar("tokens_per_second", tokens_per_second)
 

@@ -1,0 +1,86 @@
+"""t2t-decoder --score_file: tensor2tensor's score of given (input, target) pairs.
+
+    scores = score_lines(translator, ["Guten Morgen\tGood morning", ...])  # ["1.234567", ...]
+
+Each line is `input<TAB>target`, the target in the problem's target form (a
+linearised tree for parsing). Its score is tensor2tensor's: the model's
+training loss on that pair with dropout off, i.e. the label-smoothed
+cross-entropy (the run's label_smoothing, less the smoothed target's own
+entropy, as in training) averaged over the target's tokens, EOS included; six
+decimals, one line per pair, in order. Lower is better; with
+label_smoothing=0 it is the negative log-likelihood per token.
+"""
+
+import numpy as np
+import tensorflow as tf
+from keras import ops
+
+from t2t_lite.errors import UserError
+from t2t_lite.layers.attention_bias import PAD_ID
+from t2t_lite.losses import smoothed_cross_entropy
+
+PAIRS_PER_BATCH = 32
+
+
+def pair_losses(model, inputs, targets):
+  """inputs [batch, s], targets [batch, t] (0-padded ids, each ending in EOS) -> [batch]
+  float32: each pair's loss per target token (the module doc)."""
+  logits = model({"inputs": inputs, "targets": targets}, training=False)  # [batch, t, vocab]
+  per_token = smoothed_cross_entropy(targets, logits, model.hparams.label_smoothing)
+  tokens = ops.sum(ops.cast(ops.not_equal(targets, PAD_ID), "float32"), axis=1)  # [batch]
+  return ops.sum(per_token, axis=1) / tokens
+
+
+def score_lines(translator, lines, source="--score_file"):
+  """`input<TAB>target` lines -> their scores as text, one per line (the module doc).
+
+  translator: a `Translator` (its model, hparams and vocabularies are used).
+  source names the lines in errors: a line without exactly one tab, or, for a
+  model with learned positions, a side longer than its max_length, is a
+  one-line UserError naming it.
+  """
+  pairs = [_split(line, number, source) for number, line in enumerate(lines, start=1)]
+  if not pairs:
+    return []
+  inputs = _encode(translator.input_vocab, [source_text for source_text, _ in pairs])
+  targets = _encode(translator.target_vocab, [target for _, target in pairs])
+  _check_positions(translator.hparams, inputs, targets, source)
+  losses = tf.function(lambda i, t: pair_losses(translator.model, i, t), reduce_retracing=True)
+  scores = [""] * len(pairs)
+  order = sorted(range(len(pairs)), key=lambda k: (len(inputs[k]), len(targets[k])))
+  for start in range(0, len(order), PAIRS_PER_BATCH):
+    batch = order[start:start + PAIRS_PER_BATCH]
+    values = losses(_padded([inputs[k] for k in batch]), _padded([targets[k] for k in batch]))
+    for k, value in zip(batch, np.asarray(values)):
+      scores[k] = f"{value:.6f}"
+  return scores
+
+
+def _split(line, number, source):
+  fields = line.rstrip("\r\n").split("\t")
+  if len(fields) != 2:
+    raise UserError(f"{source} line {number}: expected input<TAB>target, found "
+                    f"{len(fields) - 1} tabs")
+  return fields[0].strip(), fields[1].strip()
+
+
+def _encode(vocabulary, texts):
+  """Texts -> lists of ids, each ending with EOS."""
+  return vocabulary.encode(tf.constant(texts)).to_list()
+
+
+def _check_positions(hparams, inputs, targets, source):
+  """Learned positions (pos="emb") stop at max_length: longer pairs cannot be scored."""
+  if hparams.pos != "emb":
+    return
+  for number, (input_ids, target_ids) in enumerate(zip(inputs, targets), start=1):
+    longest = max(len(input_ids), len(target_ids))
+    if longest > hparams.max_length:
+      raise UserError(f"{source} line {number} has {longest} tokens; this model's learned "
+                      f"positions stop at max_length={hparams.max_length}")
+
+
+def _padded(sequences):
+  """Lists of ids -> [len(sequences), longest] int32, 0-padded."""
+  width = max(len(ids) for ids in sequences)
+  return np.array([ids + [PAD_ID] * (width - len(ids)) for ids in sequences], np.int32)

@@ -1,0 +1,68 @@
+"""A tiny run made in-process, once per test session: synthetic text, 3 steps, a checkpoint
+after each. Tests copy it before breaking anything."""
+
+import os
+import shutil
+
+from t2t_lite.data.problem import Sources
+
+TINY_HPARAMS = "batch_size=256,max_length=32"
+_made = {}
+
+
+def tiny_text(lines=200, offset=0):
+  return "".join(f"the number {i + offset} is here\tdie Nummer {i + offset} ist hier\n"
+                 for i in range(lines))
+
+
+def tiny_data(work, vocab_size=300):
+  """A data_dir of translate_from_files from synthetic TSV text in `work`."""
+  import t2t_lite.problems  # noqa: F401  (registers translate_from_files)
+  from t2t_lite.registry import PROBLEMS
+  os.makedirs(work, exist_ok=True)
+  for split, lines in (("train", 200), ("dev", 20)):
+    with open(os.path.join(work, f"{split}.tsv"), "w", encoding="utf-8") as f:
+      f.write(tiny_text(lines))
+  data_dir = os.path.join(work, "data")
+  PROBLEMS["translate_from_files"]().generate_data(
+      data_dir, Sources(tmp_dir=work, tsv={split: os.path.join(work, f"{split}.tsv")
+                                           for split in ("train", "dev")}),
+      vocab_size=vocab_size, progress=False)
+  return data_dir
+
+
+def tiny_train(data_dir, output_dir, train_steps=3, **config):
+  """Trains transformer_test_small in this process, saving a checkpoint every step."""
+  import t2t_lite.hparams_sets  # noqa: F401
+  import t2t_lite.models  # noqa: F401
+  from t2t_lite.registry import HPARAMS, PROBLEMS
+  from t2t_lite.training.trainer import TrainConfig, train
+  settings = dict(schedule="train", save_checkpoints_steps=1, save_checkpoints_secs=0,
+                  eval_decode_sentences=0, random_seed=1)
+  settings.update(config)
+  hparams = HPARAMS["transformer_test_small"]().override(TINY_HPARAMS)
+  return train(PROBLEMS["translate_from_files"](), hparams,
+               TrainConfig(output_dir=output_dir, train_steps=train_steps, **settings), data_dir)
+
+
+def tiny_run(tmp_path_factory):
+  """(data_dir, output_dir) of the session's tiny run: ckpt-1, ckpt-2, ckpt-3."""
+  if not _made:
+    work = str(tmp_path_factory.mktemp("tiny_run"))
+    data_dir = tiny_data(work)
+    output_dir = os.path.join(work, "run")
+    tiny_train(data_dir, output_dir)
+    _made["run"] = data_dir, output_dir
+  return _made["run"]
+
+
+def copy_run(output_dir, target):
+  """A copy of a run directory to break or extend; returns its path."""
+  shutil.copytree(output_dir, target)
+  return str(target)
+
+
+def truncate(path, fraction=0.5):
+  """Cuts a file to `fraction` of its size, as a crash or a full disk may."""
+  with open(path, "r+b") as f:
+    f.truncate(int(os.path.getsize(path) * fraction))
