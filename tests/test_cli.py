@@ -2,7 +2,7 @@
 
 import pytest
 
-from commands import assert_quiet, call, newcomer_environment, run_command
+from commands import assert_quiet, call, error_line, newcomer_environment, run_command
 
 pytestmark = pytest.mark.slow  # Whole commands, with models of the paper's size.
 
@@ -17,11 +17,6 @@ def run_process(tool, *args):
   """`tool ARGS` as a process of its own, as a user starts it."""
   result = run_command(tool, *args, env=newcomer_environment())
   return result.returncode, result.stdout, result.stderr
-
-
-def error_line(stderr):
-  """The tool's own error line: the last line of stderr."""
-  return stderr.strip().splitlines()[-1]
 
 
 def test_summary_of_the_papers_base_model():

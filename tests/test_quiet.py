@@ -20,6 +20,8 @@ CHATTER = (
     "TensorFlow with the appropriate compiler flags.",
     "normalizer.cc(51) LOG(INFO) precompiled_charsmap is empty. use identity normalization.",
 )
+
+
 def test_chatter_is_dropped_and_every_other_line_kept(capfd):
   with quiet.chatter_hidden():
     for line in CHATTER:
