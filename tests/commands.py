@@ -24,9 +24,11 @@ def environment(**extra):
   return env
 
 
-def start(argv, env=None, **kwargs):
-  """Starts `argv` with text pipes for stdout and stderr -> subprocess.Popen."""
-  return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+def start(argv, env=None, merge_stderr=False, **kwargs):
+  """Starts `argv` with text pipes for stdout and stderr (or one pipe for both, with
+  `merge_stderr`) -> subprocess.Popen."""
+  stderr = subprocess.STDOUT if merge_stderr else subprocess.PIPE
+  return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=stderr, text=True,
                           env=env or environment(), **kwargs)
 
 

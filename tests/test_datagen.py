@@ -6,14 +6,13 @@ leaves nothing that a reader or a later run trusts.
 
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 
 import pytest
 import tensorflow as tf
 
-from commands import call
+from commands import call, run as run_process
 from t2t_lite.atomic_files import write_bytes_atomic
 from t2t_lite.data import records
 from t2t_lite.data.problem import Drop, Sources, TextPairProblem
@@ -217,8 +216,7 @@ KILLED_RUN = textwrap.dedent("""
 @pytest.mark.slow
 def test_a_killed_run_leaves_no_trusted_shard_and_a_later_run_recovers(tmp_path):
   data_dir = str(tmp_path / "data")
-  result = subprocess.run([sys.executable, "-c", KILLED_RUN, data_dir], capture_output=True,
-                          text=True, timeout=300)
+  result = run_process([sys.executable, "-c", KILLED_RUN, data_dir], timeout=300)
   assert result.returncode == -signal.SIGKILL, result.stderr
   staging = os.path.join(data_dir, "tiny_corpus.incomplete")  # Where it was writing.
   assert os.listdir(data_dir) == ["tiny_corpus.incomplete"]

@@ -4,13 +4,13 @@ import os
 import random
 import re
 import signal
-import subprocess
 import time
 
+import pytest
 import tensorflow as tf
 
+from commands import start
 from trainer_runs import run_trainer, trainer_command
-import pytest
 
 pytestmark = pytest.mark.slow  # Kills and signals real trainer processes.
 
@@ -28,9 +28,7 @@ def checkpoints_are_all_readable(output_dir):
 
 
 def start_trainer(data_dir, output_dir, *flags):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.Popen(trainer_command(data_dir, output_dir, *flags), env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+  return start(trainer_command(data_dir, output_dir, *flags), merge_stderr=True)
 
 
 def wait_for_checkpoint_after(output_dir, step, process, timeout=300):
