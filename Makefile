@@ -15,7 +15,7 @@ DEMO_RUN := $(DEMO_DIR)/run
 DEMO_STEPS ?= 1000
 DING := /usr/share/trans/de-en
 
-.PHONY: demo test test-fast install clean bench
+.PHONY: demo test test-fast install clean bench bench-gpu
 
 install: $(STAMP)
 
@@ -48,16 +48,25 @@ demo: $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
 	printf 'Sie schüttelte traurig den Kopf.\nDas Wetter ist heute schön.\nIch habe keine Zeit.\n' | \
 	  $(BIN)/t2t-decoder --output_dir=$(DEMO_RUN) --decode_interactive
 
+# Test files are spread over TEST_WORKERS processes (pytest-xdist; each file on one worker).
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow" tests
 
 # make bench: benchmarks against peers (PyTorch, keras-hub) in bounded time; writes docs/benchmarks.md.
 bench: $(STAMP)
 	$(BIN)/pip install --quiet --editable ".[bench]"
 	$(BIN)/python -m bench
+
+# make bench-gpu: on a GPU machine with JAX (CUDA), Keras and PyTorch, no TensorFlow (nor this
+# venv) needed: t2t_lite's training step and decoding against PyTorch's; writes the GPU
+# section of docs/benchmarks.md. PYTHON=... picks the interpreter that has them.
+bench-gpu:
+	KERAS_BACKEND=jax $(PYTHON) -m bench.gpu
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR) *.egg-info

@@ -7,9 +7,12 @@
   input_vs_training.py    the input pipeline alone vs what a training step consumes
   peers/                  the same models in PyTorch and in keras-hub layers
   ours.py                 t2t_lite's side: the real TrainStep, decode_ids, an uncached decoder
+  forced_length.py        the model with EOS held back: decoders emit the same tokens
   configs.py              the shapes every benchmark shares
   timing.py               interleaved medians, matmul peaks, resident memory
   report.py               tables, the machine, docs/benchmarks.md
+  gpu/                    `python -m bench.gpu`: on a GPU under Keras's JAX backend (no
+                          TensorFlow), training and decoding against PyTorch; the GPU section
 """
 
 import os

@@ -15,6 +15,7 @@ import tempfile
 import time
 
 from bench import report
+from bench.gpu import document as gpu_document
 
 # (program, heading); each takes --json (and --repeats when it times repetitions).
 PROGRAMS = [
@@ -27,10 +28,6 @@ PROGRAMS = [
 REPEATED = {"training_throughput", "decoding_speed", "scaling"}
 XLA_SECTION = ("XLA on vs off", "The same measurements as the tables above, side by side. "
                "t2t-trainer turns XLA on by default on GPUs only.")
-GPU_SECTION = ("GPU", "These programs measure the CPU. On a GPU machine with JAX but no TensorFlow, "
-               "the model runs unchanged on Keras's JAX backend (tested on CPU by "
-               "tests/test_jax_backend.py); no bfloat16 GPU tokens/s or MFU of transformer_base "
-               "and transformer_big have been recorded here yet.", [])
 PROGRAM_TIMEOUT_S = 600
 
 
@@ -89,12 +86,13 @@ def main():
                        [table for table in tables if table.section != XLA_SECTION[0]]))
   if xla_tables:
     sections.append(XLA_SECTION + (xla_tables,))
-  sections.append(GPU_SECTION)
   seconds = time.perf_counter() - start
   command = "make bench    # or: .venv/bin/python -m bench" + (
       f" {' '.join(sys.argv[1:])}" if sys.argv[1:] else "")
   os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
+  gpu_body = gpu_document.current_body(args.output)  # Written by `python -m bench.gpu`.
   report.write_markdown(args.output, sections, command, seconds)
+  gpu_document.write_section(args.output, gpu_body or gpu_document.PLACEHOLDER)
   print(f"\nwrote {args.output} ({seconds / 60:.1f} minutes)")
 
 

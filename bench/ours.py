@@ -1,7 +1,8 @@
 """t2t_lite's side of the benchmarks: the real `TrainStep`, `decode_ids`, and an uncached decoder.
 
-`ForcedLength` and `Uncached` wrap a `Transformer` with the same incremental API
-(`encode`, `init_cache`, `decode_step`), so the real `decode_ids` drives them:
+`ForcedLength` (bench/forced_length.py) and `Uncached` wrap a `Transformer` with the
+same incremental API (`encode`, `init_cache`, `decode_step`), so the real `decode_ids`
+drives them:
   ForcedLength: the model, but EOS is never chosen before a sentence's limit, so an
                 untrained model emits exactly input length + extra_length tokens;
   Uncached:     the same, with no key/value cache: every step re-runs the decoder
@@ -13,7 +14,9 @@ import tensorflow as tf
 import keras
 from keras import ops
 
-from t2t_lite.decoding.lengths import EOS_ID, write_column
+from bench.forced_length import ForcedLength, without_eos
+from t2t_lite.constants import EOS_ID
+from t2t_lite.decoding.lengths import write_column
 from t2t_lite.decoding.model_decoding import decode_ids
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.optimization import build_optimizer
@@ -43,30 +46,6 @@ def train_step(hparams, vocab_size, inputs, targets, jit_compile):
   features = {"inputs": tf.constant(inputs, tf.int32), "targets": tf.constant(targets, tf.int32)}
   iterator = iter(tf.data.Dataset.from_tensors(features).repeat())
   return lambda: step(iterator)
-
-
-def without_eos(logits):
-  """[n, vocab] -> the same with EOS impossible (the search still forces it at the limit)."""
-  return ops.where(ops.equal(ops.arange(ops.shape(logits)[-1]), EOS_ID), -1e9, logits)
-
-
-class ForcedLength:
-  """A `Transformer` whose decoding never chooses EOS before the limit."""
-
-  def __init__(self, model):
-    self.model = model
-    self.hparams = model.hparams
-    self.target_vocab_size = model.target_vocab_size
-
-  def encode(self, inputs):
-    return self.model.encode(inputs)
-
-  def init_cache(self, memory, memory_bias, max_decode_length):
-    return self.model.init_cache(memory, memory_bias, max_decode_length)
-
-  def decode_step(self, ids, step, cache):
-    logits, cache = self.model.decode_step(ids, step, cache)
-    return without_eos(logits), cache
 
 
 class Uncached(ForcedLength):

@@ -37,8 +37,7 @@ def main(argv):
   return 0
 
 
-def run():
-  common.run_main(main)
+run = common.entry_point(main)  # The console script.
 
 
 if __name__ == "__main__":

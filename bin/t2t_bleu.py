@@ -68,8 +68,7 @@ def _score_directory():
   return 0
 
 
-def run():
-  common.run_main(main, registries=False)
+run = common.entry_point(main, registries=False)  # The console script.
 
 
 if __name__ == "__main__":

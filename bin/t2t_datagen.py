@@ -32,10 +32,10 @@ flags.DEFINE_bool("progress", True, "Show a progress line on stderr while readin
 
 def main(argv):
   from t2t_lite.command_line import reject_positional
+  reject_positional(argv)
   from t2t_lite.data.problem import Sources
   from t2t_lite.errors import UserError
   from t2t_lite.registry import PROBLEMS
-  reject_positional(argv)
   if not FLAGS.problem:
     raise UserError("--problem is required, e.g. --problem=translate_from_files "
                     "(t2t-trainer --registry_help lists all)")
@@ -78,8 +78,7 @@ def _path(path):
   return os.path.abspath(os.path.expanduser(path))
 
 
-def run():
-  common.run_main(main)
+run = common.entry_point(main)  # The console script.
 
 
 if __name__ == "__main__":

@@ -37,12 +37,11 @@ def main(argv):
   from t2t_lite.command_line import reject_positional
   reject_positional(argv)
   from t2t_lite.data.text_files import read_lines
-  from t2t_lite.decoding.translate import Translator
-  from t2t_lite.errors import UserError
   from t2t_lite.atomic_files import write_text_atomic
+  from t2t_lite.errors import UserError
   from t2t_lite.output_paths import check_output_file
-  if not FLAGS.output_dir:
-    raise UserError("--output_dir is required: the run directory t2t-trainer wrote")
+  from t2t_lite.run import Run
+  common.require_run_dir()
   if FLAGS.score_file and (FLAGS.decode_from_file or FLAGS.decode_interactive):
     raise UserError("--score_file goes without --decode_from_file and --decode_interactive")
   if not FLAGS.score_file and bool(FLAGS.decode_from_file) == FLAGS.decode_interactive:
@@ -51,8 +50,8 @@ def main(argv):
   if FLAGS.decode_to_file:
     check_output_file(FLAGS.decode_to_file, "--decode_to_file", [source])
   lines = None if FLAGS.decode_interactive else list(read_lines(source))
-  translator = Translator.from_run(FLAGS.output_dir, FLAGS.checkpoint_path,
-                                   FLAGS.decode_hparams, FLAGS.problem)
+  translator = Run.open(FLAGS.output_dir, FLAGS.checkpoint_path, FLAGS.problem).translator(
+      FLAGS.decode_hparams)
   if FLAGS.decode_interactive:
     _decode_interactively(translator)
     return 0
@@ -84,8 +83,7 @@ def _decode_interactively(translator):
     print(translator.translate([line], progress=False)[0], flush=True)
 
 
-def run():
-  common.run_main(main)
+run = common.entry_point(main)  # The console script.
 
 
 if __name__ == "__main__":

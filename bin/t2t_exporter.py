@@ -25,18 +25,15 @@ flags.DEFINE_string("export_dir", None, "Where to write the SavedModel "
 def main(argv):
   from t2t_lite.command_line import reject_positional
   reject_positional(argv)
-  from t2t_lite.errors import UserError
   from t2t_lite.export import export_run
-  if not FLAGS.output_dir:
-    raise UserError("--output_dir is required: the run directory t2t-trainer wrote")
+  common.require_run_dir()
   path = export_run(FLAGS.output_dir, FLAGS.export_dir, FLAGS.checkpoint_path,
                     FLAGS.decode_hparams)
   print(f"exported {path}")
   return 0
 
 
-def run():
-  common.run_main(main)
+run = common.entry_point(main)  # The console script.
 
 
 if __name__ == "__main__":

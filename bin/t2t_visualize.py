@@ -29,19 +29,18 @@ flags.DEFINE_string("visualize_dir", None, "Where to write index.html and the he
 def main(argv):
   from t2t_lite.command_line import reject_positional
   reject_positional(argv)
-  from t2t_lite.decoding.translate import Translator
   from t2t_lite.errors import UserError
   from t2t_lite.output_paths import check_output_directory
+  from t2t_lite.run import Run
   from t2t_lite.visualization.attention_maps import sentence_attention
   from t2t_lite.visualization.page import write_visualization
-  if not FLAGS.output_dir:
-    raise UserError("--output_dir is required: the run directory t2t-trainer wrote")
+  common.require_run_dir()
   if FLAGS.sentence is None:
     raise UserError("--sentence is required: the source sentence to visualize")
   if not FLAGS.visualize_dir:
     raise UserError("--visualize_dir is required: where to write index.html and the images")
   check_output_directory(FLAGS.visualize_dir, "--visualize_dir")
-  translator = Translator.from_run(FLAGS.output_dir, FLAGS.checkpoint_path, "beam_size=1")
+  translator = Run.open(FLAGS.output_dir, FLAGS.checkpoint_path).translator("beam_size=1")
   maps = sentence_attention(translator, FLAGS.sentence, FLAGS.target)
   written = write_visualization(maps, FLAGS.visualize_dir)
   label = "target" if maps.teacher_forced else "greedy translation"
@@ -51,8 +50,7 @@ def main(argv):
   return 0
 
 
-def run():
-  common.run_main(main)
+run = common.entry_point(main)  # The console script.
 
 
 if __name__ == "__main__":

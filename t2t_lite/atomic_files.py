@@ -9,19 +9,26 @@ from t2t_lite.errors import UserError
 TEMP_SUFFIX = ".incomplete"
 
 
-def write_bytes_atomic(path, data):
-  """Writes `data` to `path`; a crash leaves the old file (or none), never half a file."""
+@contextlib.contextmanager
+def atomic_write_path(path):
+  """Yields a temporary path to write `path`'s content to; when the block succeeds it
+  replaces `path`, when it fails it is removed: never half a file at `path`."""
   temp = path + TEMP_SUFFIX
   try:
-    with open(temp, "wb") as f:
-      f.write(data)
-      f.flush()
+    yield temp
+    with open(temp, "rb+") as f:
       os.fsync(f.fileno())
     os.replace(temp, path)
   except BaseException:
     if os.path.exists(temp):
       os.remove(temp)
     raise
+
+
+def write_bytes_atomic(path, data):
+  """Writes `data` to `path`; a crash leaves the old file (or none), never half a file."""
+  with atomic_write_path(path) as temp, open(temp, "wb") as f:
+    f.write(data)
 
 
 def write_text_atomic(path, text):

@@ -1,6 +1,6 @@
 """A SavedModel of a trained run: strings in, translations out, everything in the graph.
 
-    export_run(output_dir, export_dir, checkpoint_path=None, decode_overrides="")
+    export_run(output_dir, export_dir, checkpoint_path=None, decode_hparams="")
 
 Signatures (load with `tf.saved_model.load`, needing only tensorflow and
 tensorflow_text):
@@ -25,18 +25,16 @@ from absl import logging
 import tensorflow as tf
 
 from t2t_lite.atomic_files import replacing_directory
-from t2t_lite.data.vocabulary import EOS_ID, PAD_ID, Vocabulary
+from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids
-from t2t_lite.decoding.translate import restore_model
-from t2t_lite.registry import PROBLEMS
-from t2t_lite.training import run_dir
+from t2t_lite.run import Run
 
 
 class Exported(tf.Module):
   """The exported object: model, vocabularies and decoding settings."""
 
-  def __init__(self, model, input_vocab, target_vocab, decode_hparams, max_input_length):
+  def __init__(self, model, input_vocab, target_vocab, settings, max_input_length):
     super().__init__(name="t2t_lite_export")
     # The weights are tracked as plain variables, and the Keras model is reached
     # through a closure: as a tracked child, Keras would add a serving function
@@ -47,7 +45,7 @@ class Exported(tf.Module):
         extra_length=settings.extra_length)
     self.input_vocab = input_vocab
     self.target_vocab = target_vocab
-    self.decode_hparams = decode_hparams
+    self.settings = settings  # DecodeHParams.
     self.max_input_length = max_input_length
     self.translate = tf.function(
         self._translate, input_signature=[tf.TensorSpec(None, tf.string, name="sentences")])
@@ -57,7 +55,7 @@ class Exported(tf.Module):
 
   def _decode_ids(self, ids):
     """[batch, max_input_length] ids -> {"ids": [batch, beam, length], "scores": [batch, beam]}."""
-    ids, scores = self._decode(ids, self.decode_hparams)
+    ids, scores = self._decode(ids, self.settings)
     return {"ids": ids, "scores": scores}
 
   def _translate(self, sentences):
@@ -72,7 +70,7 @@ class Exported(tf.Module):
     last = tf.equal(tf.range(limit), limit - 1)[None, :]              # [1, limit]
     ids = tf.where(tf.logical_and(too_long[:, None], last), EOS_ID, ids)
     decoded = self._decode_ids(ids)
-    n = self.decode_hparams.n_best
+    n = self.settings.n_best
     best_ids = decoded["ids"][:, :n]                                # [batch, n, length]
     batch = tf.shape(best_ids)[0]
     texts = self.target_vocab.decode(tf.reshape(best_ids, [batch * n, -1]))
@@ -88,25 +86,23 @@ class Exported(tf.Module):
 MARKER = "t2t_lite_export.json"  # Marks a directory t2t-exporter wrote (and may replace).
 
 
-def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_overrides=""):
+def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_hparams=""):
   """Writes the SavedModel of a run (default: <output_dir>/export); returns its path.
 
+  decode_hparams: decoding overrides, as --decode_hparams takes them.
   export_dir must be new, empty, or an earlier export (holding MARKER), which
   is replaced only once the new SavedModel is complete.
   """
-  description = run_dir.read_description(output_dir)
+  run = Run.read(output_dir)  # On one device: the SavedModel holds plain variables.
   export_dir = os.path.abspath(export_dir or os.path.join(output_dir, "export"))
   marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path})
   with replacing_directory(export_dir, MARKER, marker, f"--export_dir={export_dir}") as staging:
-    problem = PROBLEMS[description.problem]()
-    decode_hparams = decode_hparams_for(problem, decode_overrides)
-    model, hparams, _ = restore_model(output_dir, checkpoint_path)
-    input_vocab, target_vocab = (
-        Vocabulary.load(os.path.join(output_dir, name), description.problem)
-        for name in description.vocab_files)
+    settings = decode_hparams_for(run.problem, decode_hparams)
+    run.restore(checkpoint_path)
     # A SavedModel's search has a static input width: "never truncate" keeps max_length.
-    max_input_length = decode_hparams.input_limit(hparams) or hparams.max_length
-    exported = Exported(model, input_vocab, target_vocab, decode_hparams, max_input_length)
+    max_input_length = settings.input_limit(run.hparams) or run.hparams.max_length
+    exported = Exported(run.model, run.input_vocab, run.target_vocab, settings,
+                        max_input_length)
     tf.saved_model.save(exported, staging, signatures={
         "serving_default": exported.translate, "decode_ids": exported.decode_ids})
   logging.info("exported %s", export_dir)

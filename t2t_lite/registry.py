@@ -6,9 +6,10 @@
     @PROBLEMS.register(aliases=("translate_ende",))
     class TranslateEndeWmt32k(Problem): ...   # registered as translate_ende_wmt32k
 
-The library never imports the built-in `problems/` and `hparams/` folders; the
-command-line entry points do (see `t2t_lite.bin.common`), and a user's own
-directory is added with `import_usr_dir`.
+Each registry imports its built-in entries (the `problems/` and `hparams/`
+folders, installed as `t2t_lite.problems` and `t2t_lite.hparams_sets`, and
+`t2t_lite.models`) on first use, so a lookup works from plain Python with no
+setup; a user's own directory is added with `import_usr_dir` (--t2t_usr_dir).
 """
 
 import difflib
@@ -29,14 +30,28 @@ def snake_case(name):
 class Registry:
   """A mapping from names (and aliases) to registered objects of one kind."""
 
-  def __init__(self, kind):
+  def __init__(self, kind, builtins=None):
     self.kind = kind  # "problem", "hparams set", "model": used in messages.
+    self.builtins = builtins  # The module whose import registers the built-in entries.
     self._entries = {}
     self._aliases = {}
+    self._loaded = builtins is None
+
+  def load_builtins(self):
+    """Imports the built-in entries once (a registration or lookup does it first)."""
+    if self._loaded:
+      return
+    self._loaded = True  # Their own registrations come back here while they import.
+    try:
+      importlib.import_module(self.builtins)
+    except BaseException:
+      self._loaded = False
+      raise
 
   def register(self, obj=None, *, name=None, aliases=()):
     """Decorator; usable bare (`@R.register`) or with arguments (`@R.register(name=...)`)."""
     def add(target):
+      self.load_builtins()  # A name of the user's that collides is then the one refused.
       key = name or _default_name(target)
       for label in (key,) + tuple(aliases):
         if label in self._entries or label in self._aliases:
@@ -50,6 +65,7 @@ class Registry:
 
   def canonical_name(self, name):
     """The registered name that `name` (a name or an alias) refers to."""
+    self.load_builtins()
     if name in self._entries:
       return name
     if name in self._aliases:
@@ -66,12 +82,15 @@ class Registry:
     return self._entries[self.canonical_name(name)]
 
   def __contains__(self, name):
+    self.load_builtins()
     return name in self._entries or name in self._aliases
 
   def names(self):
+    self.load_builtins()
     return sorted(self._entries)
 
   def aliases_of(self, name):
+    self.load_builtins()
     return sorted(a for a, target in self._aliases.items() if target == name)
 
   def help_lines(self):
@@ -87,9 +106,26 @@ def _default_name(target):
   return target.__name__ if not isinstance(target, type) else snake_case(target.__name__)
 
 
-PROBLEMS = Registry("problem")
-HPARAMS = Registry("hparams set")
-MODELS = Registry("model")
+PROBLEMS = Registry("problem", builtins="t2t_lite.problems")
+HPARAMS = Registry("hparams set", builtins="t2t_lite.hparams_sets")
+MODELS = Registry("model", builtins="t2t_lite.models")
+REGISTRIES = (PROBLEMS, HPARAMS, MODELS)
+
+
+def load_registries(usr_dir=None):
+  """Registers the built-in problems, hparams sets and models, then those of `usr_dir`."""
+  for registry in REGISTRIES:
+    registry.load_builtins()
+  if usr_dir:
+    import_usr_dir(usr_dir)
+
+
+def hparams_for(hparams_set, overrides=""):
+  """The HParams of a registered set with `overrides` ("name=value,...") applied."""
+  if not hparams_set:
+    raise UserError("--hparams_set is required, e.g. --hparams_set=transformer_base "
+                    "(--registry_help lists all)")
+  return HPARAMS[hparams_set]().override(overrides)
 
 
 def registry_help():

@@ -1,6 +1,9 @@
-"""Parameter counts of a Transformer, part by part, without any data."""
+"""Parameter counts of a Transformer, part by part, without any data: t2t-trainer --summary."""
 
 import numpy as np
+
+from t2t_lite.errors import UserError
+from t2t_lite.registry import MODELS, PROBLEMS
 
 
 def build(model):
@@ -44,3 +47,20 @@ def format_summary(model):
   assert total == model.count_params(), "every weight belongs to exactly one part"
   lines.append(f"total_params={total}")
   return "\n".join(lines)
+
+
+def summary_for(model_name, hparams, vocab_size=None, problem=None, data_dir=None):
+  """`format_summary` of a registered model for `vocab_size`, or else for the vocabularies
+  of `problem` (a name) generated in data_dir; UserError when neither is given."""
+  if vocab_size is not None:
+    if vocab_size < 2:
+      raise UserError(f"--vocab_size={vocab_size} must be at least 2 (padding and EOS)")
+    sizes = vocab_size, vocab_size
+  elif problem:
+    if not data_dir:
+      raise UserError("--summary with --problem needs --data_dir (where t2t-datagen "
+                      "wrote the vocabulary), or pass --vocab_size")
+    sizes = PROBLEMS[problem]().vocab_sizes(data_dir)
+  else:
+    raise UserError("--summary needs --vocab_size=N or --problem with --data_dir")
+  return format_summary(MODELS[model_name](hparams, *sizes))

@@ -4,11 +4,20 @@ Tiers: `make test-fast` runs the unit tier (`-m "not slow"`); tests marked `slow
 (subprocesses, training runs beyond a few steps) run only in the full `make test`.
 """
 
+import fcntl
+import json
 import os
+import shutil
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import pytest  # noqa: E402
+# TensorFlow is loaded once per test process, here (quietly, as the commands load it):
+# its first import runs a helper command (`uname -p`), which the unit tier's guard
+# below would refuse inside a test.
+from t2t_lite.quiet import import_tensorflow  # noqa: E402
+
+import_tensorflow()
 
 
 # Fixtures that train or run commands: a test that uses one is in the full tier
@@ -54,13 +63,36 @@ def shared_data():
   return SHARED_DATA
 
 
+def built_once(tmp_path_factory, name, build):
+  """`build(directory)`'s JSON-able result, built by the first pytest-xdist worker (or
+  the only process) that asks and read back by the others: session fixtures that train
+  or generate data cost their time once per test run, not once per worker."""
+  root = tmp_path_factory.getbasetemp()
+  if os.environ.get("PYTEST_XDIST_WORKER"):
+    root = root.parent  # Shared by the workers of one run.
+  directory, result = root / name, root / f"{name}.json"
+  with open(root / f"{name}.lock", "w") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    if not result.exists():
+      shutil.rmtree(directory, ignore_errors=True)  # Of a build that failed.
+      directory.mkdir()
+      result.write_text(json.dumps(build(directory)), encoding="utf-8")
+    return json.loads(result.read_text(encoding="utf-8"))
+
+
 @pytest.fixture(scope="session")
 def small_translation_data(shared_data, tmp_path_factory):
   """A data_dir of `translate_from_files` made from 1,200 real Europarl pairs (vocab 1,000),
   with 300 newstest2013 pairs as dev: (problem, data_dir)."""
+  from problems_for_tests import translate_from_files
+  data_dir = built_once(tmp_path_factory, "small_translation",
+                        lambda work: _generate_small_translation_data(shared_data, work))
+  return translate_from_files(), data_dir
+
+
+def _generate_small_translation_data(shared_data, work):
   from t2t_lite.data.problem import Sources
   from problems_for_tests import translate_from_files
-  work = tmp_path_factory.mktemp("small_translation")
   europarl = os.path.join(shared_data, "europarl", "europarl-v7.de-en.first20k")
   newstest = os.path.join(shared_data, "wmt14", "newstest2013")
   files = {}
@@ -71,12 +103,11 @@ def small_translation_data(shared_data, tmp_path_factory):
       path = work / f"{split}.{side}"
       path.write_text("".join(lines), encoding="utf-8")
       files.setdefault(split, []).append(str(path))
-  problem = translate_from_files()
   data_dir = str(work / "data")
-  problem.generate_data(data_dir, Sources(tmp_dir=str(work / "tmp"),
-                                          files={k: tuple(v) for k, v in files.items()}),
-                        vocab_size=1000, progress=False)
-  return problem, data_dir
+  translate_from_files().generate_data(
+      data_dir, Sources(tmp_dir=str(work / "tmp"), files={k: tuple(v) for k, v in files.items()}),
+      vocab_size=1000, progress=False)
+  return data_dir
 
 
 @pytest.fixture(scope="session")
@@ -85,10 +116,15 @@ def trained_run(small_translation_data, tmp_path_factory):
   steps, a checkpoint every 20. -> (data_dir, output_dir, printed output)."""
   from trainer_runs import run_trainer
   _, data_dir = small_translation_data
-  output_dir = str(tmp_path_factory.mktemp("run"))
-  result = run_trainer(data_dir, output_dir, "--train_steps=60", "--local_eval_frequency=20",
-                       "--eval_steps=0", "--save_checkpoints_steps=20", "--random_seed=1",
-                       "--eval_decode_sentences=20",
-                       "--decode_hparams=beam_size=2,extra_length=10")
-  assert result.returncode == 0, result.stderr[-3000:]
-  return data_dir, output_dir, result.stdout + result.stderr
+
+  def train(output_dir):
+    result = run_trainer(data_dir, str(output_dir), "--train_steps=60",
+                         "--local_eval_frequency=20", "--eval_steps=0",
+                         "--save_checkpoints_steps=20", "--random_seed=1",
+                         "--eval_decode_sentences=20",
+                         "--decode_hparams=beam_size=2,extra_length=10")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return [str(output_dir), result.stdout + result.stderr]
+
+  output_dir, printed = built_once(tmp_path_factory, "trained_run", train)
+  return data_dir, output_dir, printed

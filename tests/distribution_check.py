@@ -38,7 +38,7 @@ if MODE == "local":
 
 from model_fixtures import SMALL, random_batch, small_model  # noqa: E402
 from t2t_lite.training.step import TrainStep  # noqa: E402
-from t2t_lite.training.strategy import make_strategy  # noqa: E402
+from t2t_lite.strategy import make_strategy  # noqa: E402
 
 HPARAMS = SMALL.override("layer_prepostprocess_dropout=0.0")
 LEARNING_RATE = 0.5

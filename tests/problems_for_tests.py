@@ -1,6 +1,5 @@
-"""Registered problems, loaded the way the command-line tools load them."""
+"""Registered problems, looked up as the library does (the registry loads the built-ins)."""
 
-import t2t_lite.problems  # noqa: F401  (registers the built-in problems)
 from t2t_lite.registry import PROBLEMS
 
 

@@ -9,12 +9,13 @@ import os
 import pytest
 import tensorflow as tf
 
-from t2t_lite.decoding.translate import restore_model
 from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer
-from t2t_lite.training import run_dir
+from t2t_lite.run import Run
+from t2t_lite.run import description as run_dir
+from t2t_lite.run.checkpoints import checkpoint_paths, restore_newest
 from t2t_lite.training.averaging import MARKER, average_checkpoints
-from t2t_lite.training.checkpoints import Checkpoints, checkpoint_paths, restore_newest
+from t2t_lite.training.checkpoints import Checkpoints
 from t2t_lite.training.evaluation import perplexity
 from t2t_lite.training.trainer import check_loss, divergence_bound
 from tiny_runs import copy_run, tiny_run, truncate
@@ -47,8 +48,9 @@ BREAKAGES = {
 
 def training_checkpoints(output_dir):
   """A `Checkpoints` of the run's model and optimizer, as t2t-trainer makes it."""
-  model, hparams, _ = run_dir.build_model(output_dir)
-  optimizer = build_optimizer(hparams)
+  run = Run.read(output_dir)
+  model = run.build_model()
+  optimizer = build_optimizer(run.hparams)
   optimizer.build(model.trainable_variables)
   return Checkpoints(tf.distribute.get_strategy(), output_dir, 5, 1, 0, model=model,
                      optimizer=optimizer), optimizer
@@ -58,7 +60,7 @@ def training_checkpoints(output_dir):
 def model(tmp_path_factory):
   """The tiny run's model, built once: each test restores into it."""
   _, output_dir = tiny_run(tmp_path_factory)
-  return run_dir.build_model(output_dir)[0]
+  return Run.read(output_dir).build_model()
 
 
 @pytest.mark.parametrize("breakage", sorted(BREAKAGES))
@@ -74,7 +76,7 @@ def test_the_newest_readable_checkpoint_is_used(run_copy, model, breakage, caplo
 def test_decoding_falls_back_to_the_newest_readable_checkpoint(run_copy, caplog):
   BREAKAGES["truncated"](run_copy)
   with caplog.at_level(logging.WARNING):
-    restore_model(run_copy)
+    Run.open(run_copy)
   assert f"checkpoint {run_copy}/ckpt-3 cannot be read: Read less bytes" in caplog.text
 
 
@@ -97,14 +99,14 @@ def test_no_readable_checkpoint_is_one_line(run_copy):
   for step in (1, 2, 3):
     os.remove(os.path.join(run_copy, f"ckpt-{step}.index"))
   with pytest.raises(UserError, match="none of the checkpoints listed in .* can be read"):
-    restore_model(run_copy)
+    Run.open(run_copy)
 
 
 def test_an_explicit_broken_checkpoint_is_named(run_copy):
   BREAKAGES["corrupted"](run_copy)
   with pytest.raises(UserError, match=f"checkpoint {run_copy}/ckpt-3 cannot be read: .*; pass "
                                       f"another --checkpoint_path"):
-    restore_model(run_copy, os.path.join(run_copy, "ckpt-3"))
+    Run.open(run_copy, os.path.join(run_copy, "ckpt-3"))
 
 
 def test_averaging_skips_an_unreadable_checkpoint_and_replaces_its_earlier_average(
@@ -154,14 +156,14 @@ def test_a_checkpoint_of_another_model_is_one_line(run_copy, tmp_path):
   with pytest.raises(UserError, match=rf"belongs to a run with another model than .*"
                                       rf"input_vocab_size 400 -> 300; target_vocab_size 400 -> "
                                       rf"300; hidden_size {2 * hidden_size} -> {hidden_size}"):
-    restore_model(run_copy, os.path.join(other, "ckpt-1"))
+    Run.open(run_copy, os.path.join(other, "ckpt-1"))
   # Without a run description beside it, the differing shapes are named.
   for name in ("hparams.json", "run.json"):
     os.remove(os.path.join(other, name))
   edit_json(os.path.join(run_copy, "run.json"), input_vocab_size=400, target_vocab_size=400)
   with pytest.raises(UserError, match=rf"ckpt-1 does not fit this model \(.*shape \(300, "
                                       rf"{hidden_size}\).*another vocabulary or architecture"):
-    restore_model(run_copy, os.path.join(other, "ckpt-1"))
+    Run.open(run_copy, os.path.join(other, "ckpt-1"))
 
 
 @pytest.mark.parametrize("loss", [math.nan, math.inf, 1e6, divergence_bound(300) + 0.1])

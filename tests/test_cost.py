@@ -27,3 +27,11 @@ def test_an_unwritable_cache_still_gives_the_peak(tmp_path, monkeypatch):
   monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # A file: no directory can go under it.
   monkeypatch.setattr(cost, "measured_cpu_peak", lambda: 2e11)
   assert cost.cpu_peak_flops() == 2e11
+
+
+def test_gpu_peaks_of_known_gpus_and_none_for_others():
+  assert cost.gpu_peak_flops("NVIDIA H100 80GB HBM3") == 989e12
+  assert cost.gpu_peak_flops("NVIDIA H200") == 989e12
+  assert cost.gpu_peak_flops("NVIDIA H100 PCIe") == 756e12  # Not the SXM part's peak.
+  assert cost.gpu_peak_flops("NVIDIA A100-SXM4-80GB") == 312e12
+  assert cost.gpu_peak_flops("NVIDIA RTX PRO 6000") is None

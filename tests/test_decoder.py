@@ -95,7 +95,7 @@ def test_tensor2tensors_decode_hparams_return_every_beam_with_its_score(trained_
 
 def test_score_file_writes_each_pairs_loss_in_order(trained_run, newstest_lines, tmp_path):
   from t2t_lite.decoding.scoring import score_lines
-  from t2t_lite.decoding.translate import Translator
+  from t2t_lite.run import Run
   _, output_dir, _ = trained_run
   pairs = [f"{source}\t{target}" for source, target in
            zip(newstest_lines[6:12], ["Guten Morgen.", "", "Die Sitzung ist eröffnet.",
@@ -107,7 +107,7 @@ def test_score_file_writes_each_pairs_loss_in_order(trained_run, newstest_lines,
   written = scores_path.read_text().splitlines()
   assert len(written) == 6 and all(len(score.split(".")[1]) == 6 for score in written)
   assert all(float(score) > 0 for score in written)
-  expected = score_lines(Translator.from_run(output_dir), pairs)
+  expected = score_lines(Run.open(output_dir).translator(), pairs)
   assert [float(score) for score in written] == pytest.approx(
       [float(score) for score in expected], abs=2e-6)
   result = decode(output_dir, f"--score_file={write_lines(tmp_path / 'bad.tsv', ['no tab'])}")
@@ -155,10 +155,9 @@ def test_bad_input_is_one_line(trained_run, tmp_path):
 
 def test_max_input_size_minus_one_never_truncates(trained_run, newstest_lines, caplog):
   """tensor2tensor's max_input_size=-1: a line longer than max_length is decoded whole."""
-  from t2t_lite.decoding.translate import Translator
+  from t2t_lite.run import Run
   _, output_dir, _ = trained_run
-  translator = Translator.from_run(output_dir,
-                                   decode_overrides="max_input_size=-1,beam_size=1,extra_length=2")
+  translator = Run.open(output_dir).translator("max_input_size=-1,beam_size=1,extra_length=2")
   long_line = " ".join(newstest_lines[-3:] * 3)
   assert len(translator._encode([long_line], [0])[0]) > translator.hparams.max_length
   with caplog.at_level("WARNING"):

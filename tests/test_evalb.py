@@ -235,3 +235,17 @@ def test_runs_as_a_module(tmp_path):
   done = run([sys.executable, "-m", "t2t_lite.metrics.evalb", str(trees), str(trees)])
   assert done.returncode == 0, done.stderr
   assert "Bracketing FMeasure       = 100.00" in done.stdout
+
+
+def test_a_line_separator_inside_a_tree_keeps_gold_and_test_aligned(tmp_path, capsys):
+  """Only "\\n" ends a line: a tree holding \\u2028 (or \\x85, \\x1c, which str.splitlines
+  splits at) stays one sentence, so gold line i is still scored against test line i."""
+  odd = GOLD.replace("(NN cat)", "(NN c\u2028a\x85t)")
+  gold, test = tmp_path / "gold.txt", tmp_path / "test.txt"
+  gold.write_text(f"{odd}\n{GOLD}\n{GOLD}\n", encoding="utf-8")
+  test.write_text(f"{GOLD.replace('(NN cat)', '(NN dog)')}\n{GOLD}\n{GOLD}\n", encoding="utf-8")
+  assert main([str(gold), str(test)]) == 0
+  out, err = capsys.readouterr()
+  assert "Number of lines unmatch" not in err
+  assert "Number of sentence        =      3" in out
+  assert "Number of Valid sentence  =      2" in out

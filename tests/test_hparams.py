@@ -101,6 +101,18 @@ def test_single_gpu_peak_learning_rate_is_tensor2tensors():
   assert float(schedule(15000 - 1)) < peak and float(schedule(17000 - 1)) < peak
 
 
+def test_the_multi30k_set_is_the_papers_post_norm_model_with_its_own_name():
+  from t2t_lite.optimization import learning_rate_schedule
+  hparams = HPARAMS["transformer_small_multi30k"]()
+  # Not tensor2tensor's transformer_small (2 layers, v3): a name of its own.
+  assert hparams != HPARAMS["transformer_small"]()
+  assert (hparams.num_hidden_layers, hparams.hidden_size, hparams.filter_size,
+          hparams.num_heads) == (4, 256, 1024, 4)
+  assert not hparams.pre_norm and hparams.optimizer_adam_beta2 == 0.98
+  peak = float(learning_rate_schedule(hparams)(400 - 1))  # Step 400, the end of warmup.
+  assert peak == pytest.approx(2.5e-3, rel=1e-5)
+
+
 def test_the_papers_parser_keeps_the_papers_base_beyond_its_tuned_values():
   parsing = HPARAMS["transformer_parsing"]()
   assert (parsing.num_hidden_layers, parsing.hidden_size, parsing.filter_size) == (4, 1024, 2048)

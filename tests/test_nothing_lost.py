@@ -9,11 +9,11 @@ import pytest
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.bin import (t2t_avg_all, t2t_bleu, t2t_datagen, t2t_decoder, t2t_exporter,
                           t2t_trainer, t2t_visualize)
-from t2t_lite.bin.common import load_registries
 from t2t_lite.data.problem import Sources
-from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
 from t2t_lite.export import export_run
+from t2t_lite.registry import load_registries
+from t2t_lite.run import Run
 from t2t_lite.training.averaging import average_checkpoints
 from tiny_runs import copy_run, tiny_data, tiny_run, tiny_text, tiny_train
 
@@ -138,7 +138,7 @@ def no_model(monkeypatch):
   """Loading a model fails the test: the checks must come before it."""
   def fail(*args, **kwargs):
     raise AssertionError("the model was loaded before the command line was checked")
-  monkeypatch.setattr(Translator, "from_run", fail)
+  monkeypatch.setattr(Run, "open", fail)
 
 
 def test_decoder_checks_the_output_file_before_decoding(tmp_path, no_model):
@@ -171,10 +171,13 @@ def test_interactive_decoding_reports_a_bad_line_and_goes_on(tmp_path, monkeypat
   import sys
 
   class Echo:
+    def translator(self, decode_hparams=""):
+      return self
+
     def translate(self, lines, progress=True):
       return [line.upper() for line in lines]
 
-  monkeypatch.setattr(Translator, "from_run", lambda *args: Echo())
+  monkeypatch.setattr(Run, "open", lambda *args: Echo())
   monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"one\ncaf\xe9\nthree\n")))
   with command_line(f"--output_dir={tmp_path}", "--decode_interactive") as argv:
     assert t2t_decoder.main(argv) == 0

@@ -88,3 +88,14 @@ def test_read_lines_is_lazy_about_errors(tmp_path):
   assert next(lines) == "one" and next(lines) == "two"
   with pytest.raises(UserError, match=r":3: invalid UTF-8"):
     next(lines)
+
+
+def test_only_newline_ends_a_line(tmp_path):
+  """\\x1c, \\x85 and \\u2028 (where str.splitlines splits) stay inside their line."""
+  path = write(tmp_path / "a.txt", "a\u2028b\x85c\x1cd\r\ne\n")
+  assert list(read_lines(path)) == ["a\u2028b\x85c\x1cd", "e"]
+
+
+def test_a_named_file_that_cannot_be_read_says_what_it_is(tmp_path):
+  message = one_line_error(lambda: read_lines(str(tmp_path / "gone.txt"), "gold file"))
+  assert message == f"cannot read gold file {tmp_path / 'gone.txt'}: No such file or directory"

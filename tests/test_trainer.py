@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 
 import pytest
 import tensorflow as tf
@@ -44,7 +45,8 @@ def test_run_directory_describes_itself(trained_run):
 
 
 def test_resume_continues_from_the_latest_checkpoint(trained_run, tmp_path):
-  data_dir, output_dir, _ = trained_run
+  data_dir, shared_run, _ = trained_run
+  output_dir = str(shutil.copytree(shared_run, tmp_path / "run"))  # Others read the shared one.
   result = run_trainer(data_dir, output_dir, "--train_steps=70", "--schedule=train",
                        "--save_checkpoints_steps=100")
   assert result.returncode == 0, result.stderr[-3000:]
@@ -65,8 +67,8 @@ def test_resuming_with_another_architecture_is_a_one_line_error(trained_run):
 
 def restored_weights(run, checkpoint_path):
   """The model weights of a run directory's checkpoint, as numpy arrays."""
-  from t2t_lite.training.run_dir import build_model
-  model, _, _ = build_model(run)
+  from t2t_lite.run import Run
+  model = Run.read(run).build_model()
   tf.train.Checkpoint(model=model).restore(checkpoint_path).expect_partial()
   return [w.numpy() for w in model.weights]
 

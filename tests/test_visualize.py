@@ -16,7 +16,7 @@ from t2t_lite.data.vocabulary import Vocabulary
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias
 from t2t_lite.layers.encoder import apply_final_norm
 from t2t_lite.models.transformer import shift_right
-from t2t_lite.visualization.heatmap import heatmap_png
+from t2t_lite.visualization.heatmap import heatmap_figure, heatmap_png
 
 KINDS = ("encoder", "decoder", "memory")
 
@@ -101,16 +101,24 @@ def test_weights_reproduce_the_attention_outputs():
                              atol=1e-4)
 
 
-def test_heatmap_pixels():
+def test_heatmap_has_its_tokens_on_the_axes_and_a_title():
   weights = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.25]], np.float32)
-  image = tf.io.decode_png(heatmap_png(weights, cell=5)).numpy()
-  assert image.shape == (10, 15, 3)
-  # Every pixel of a cell has the cell's colour; darker means a larger weight.
-  brightness = image.astype(int).sum(axis=-1).reshape(2, 5, 3, 5)
-  assert np.all(brightness == brightness[:, :1, :, :1])
-  cells = brightness[:, 0, :, 0]  # [2, 3]
-  assert cells[0, 0] == 3 * 255 and cells[0, 1] == cells[1, 0]
-  assert cells[0, 0] > cells[1, 2] > cells[0, 2] > cells[0, 1]
+  rows, columns = ["Wieder", "</s>"], ["▁Resum", "ption", "</s>"]
+  figure = heatmap_figure(weights, rows, columns, title="Encoder self-attention, layer 0",
+                          row_axis="queries", column_axis="keys")
+  axis = figure.axes[0]
+  assert [t.get_text() for t in axis.get_yticklabels()] == rows
+  assert [t.get_text() for t in axis.get_xticklabels()] == columns
+  assert axis.get_title() == "Encoder self-attention, layer 0"
+  assert (axis.get_ylabel(), axis.get_xlabel()) == ("queries", "keys")
+  # Row i, column j is weight [i, j]; one colour scale, 0 to 1, for every map.
+  image = axis.images[0]
+  np.testing.assert_array_equal(image.get_array(), weights)
+  assert image.get_clim() == (0.0, 1.0)
+  png = heatmap_png(weights, rows, columns, title="t", row_axis="r", column_axis="c")
+  assert tf.io.decode_png(png).shape[-1] in (3, 4)
+  with pytest.raises(ValueError, match="3 column tokens"):
+    heatmap_figure(weights.T, rows, columns, title="t", row_axis="r", column_axis="c")
 
 
 def visualize(*flags):
@@ -139,7 +147,7 @@ def test_command_writes_every_map(trained_run, tmp_path):
     for png in pngs:
       page = (out / png.replace(".png", ".html")).read_text(encoding="utf-8")
       assert f'src="{png}"' in page
-      assert tf.io.decode_png((out / png).read_bytes()).shape[-1] == 3
+      assert tf.io.decode_png((out / png).read_bytes()).shape[-1] in (3, 4)
     # The source's SentencePiece pieces label the maps, EOS included, in order.
     source = pieces(output_dir, 0, "Resumption of the session")
     assert source[-1] == "</s>" and len(source) > 2
@@ -162,8 +170,9 @@ def pieces(output_dir, side, text):
 def labels(page_path):
   """(row labels, column labels) of a map page, unescaped."""
   page = page_path.read_text(encoding="utf-8")
-  columns = re.findall(r'<span style="width:\d+px">([^<]*)</span>', page)
-  rows = re.findall(r'<span style="height:\d+px;line-height:\d+px">([^<]*)</span>', page)
+  rows, columns = (re.findall(r"<span>([^<]*)</span>",
+                              re.search(f'<div class="tokens {role}">(.*?)</div>', page)[1])
+                   for role in ("rows", "columns"))
   return [html.unescape(r) for r in rows], [html.unescape(c) for c in columns]
 
 
@@ -189,11 +198,11 @@ def test_bad_input_is_one_line(trained_run, tmp_path):
 
 
 def test_bad_texts_are_user_errors(trained_run):
-  from t2t_lite.decoding.translate import Translator
   from t2t_lite.errors import UserError
+  from t2t_lite.run import Run
   from t2t_lite.visualization.attention_maps import sentence_attention
   _, output_dir, _ = trained_run
-  translator = Translator.from_run(output_dir, decode_overrides="beam_size=1")
+  translator = Run.open(output_dir).translator("beam_size=1")
   cases = [(("Resumption", ""), "--target is empty"),
            (("\t \n", None), "--sentence is empty"),
            (("word " * 2000, None), "--sentence has"),

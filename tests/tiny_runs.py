@@ -17,7 +17,6 @@ def tiny_text(lines=200, offset=0):
 
 def tiny_data(work, vocab_size=300):
   """A data_dir of translate_from_files from synthetic TSV text in `work`."""
-  import t2t_lite.problems  # noqa: F401  (registers translate_from_files)
   from t2t_lite.registry import PROBLEMS
   os.makedirs(work, exist_ok=True)
   for split, lines in (("train", 200), ("dev", 20)):
@@ -33,10 +32,9 @@ def tiny_data(work, vocab_size=300):
 
 def tiny_train(data_dir, output_dir, train_steps=3, **config):
   """Trains transformer_test_small in this process, saving a checkpoint every step."""
-  import t2t_lite.hparams_sets  # noqa: F401
-  import t2t_lite.models  # noqa: F401
   from t2t_lite.registry import HPARAMS, PROBLEMS
-  from t2t_lite.training.trainer import TrainConfig, train
+  from t2t_lite.training.config import TrainConfig
+  from t2t_lite.training.trainer import train
   settings = dict(schedule="train", save_checkpoints_steps=1, save_checkpoints_secs=0,
                   eval_decode_sentences=0, random_seed=1)
   settings.update(config)

@@ -10,11 +10,11 @@ decoder over the whole prefix (`UncachedSteps`, the usual way nn.Transformer is
 decoded).
 
 The function is t2t_lite's: post-norm layers, sinusoids laid out in halves,
-embeddings scaled by sqrt(d_model), and nn.Transformer's extra final layer norm
-of each stack removed. `copy_weights_from` loads a t2t_lite model, so that a
-benchmark can check both emit the same ids. nn.Transformer has one dropout rate
-for attention weights, ReLU activations and residuals: hparams'
-`layer_prepostprocess_dropout`.
+embeddings scaled by sqrt(d_model) (id 0, padding, embedding as zeros), and
+nn.Transformer's extra final layer norm of each stack removed. `copy_weights_from`
+loads a t2t_lite model, so that a benchmark can check both emit the same ids.
+nn.Transformer has one dropout rate for attention weights, ReLU activations and
+residuals: hparams' `layer_prepostprocess_dropout`.
 """
 
 import math
@@ -64,8 +64,12 @@ class TorchTransformer(nn.Module):
     return self.decode(decoder_inputs, memory, padding)
 
   def embed(self, ids, start=0):
-    """[batch, length] ids at positions start.. -> [batch, length, d_model]."""
-    x = self.embedding(ids) * math.sqrt(self.hidden_size)
+    """[batch, length] ids at positions start.. -> [batch, length, d_model].
+
+    Id 0 (padding, and the decoder's first input) embeds as zeros, as in t2t_lite.
+    """
+    not_padding = (ids != PAD_ID)[..., None]
+    x = self.embedding(ids) * math.sqrt(self.hidden_size) * not_padding
     return self.dropout(x + self.positions[start:start + ids.shape[1]])
 
   def encode(self, inputs):
@@ -123,6 +127,19 @@ def _copy_feed_forward(ours, theirs):
     linear.bias.copy_(_tensor(dense.bias))
 
 
+def paper_adam(model, hparams):
+  """(fused Adam, its schedule) as t2t_lite's: the paper's betas and epsilon, and the rate
+  constant * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)."""
+  optimizer = torch.optim.Adam(
+      model.parameters(), lr=1.0, eps=hparams.optimizer_adam_epsilon, fused=True,
+      betas=(hparams.optimizer_adam_beta1, hparams.optimizer_adam_beta2))
+  scale, warmup = hparams.hidden_size ** -0.5, hparams.learning_rate_warmup_steps
+  schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: (
+      hparams.learning_rate_constant * scale * min((step + 1) ** -0.5,
+                                                   (step + 1) * warmup ** -1.5)))
+  return optimizer, schedule
+
+
 class TorchTrainer:
   """`__call__()`: one full step (forward, backward, Adam update) on one fixed batch."""
 
@@ -131,13 +148,7 @@ class TorchTrainer:
     self.inputs = torch.from_numpy(np.asarray(inputs, np.int64))    # [batch, s]
     self.targets = torch.from_numpy(np.asarray(targets, np.int64))  # [batch, t]
     self.vocab_size, self.label_smoothing = vocab_size, hparams.label_smoothing
-    self.optimizer = torch.optim.Adam(
-        self.model.parameters(), lr=1.0, eps=hparams.optimizer_adam_epsilon, fused=True,
-        betas=(hparams.optimizer_adam_beta1, hparams.optimizer_adam_beta2))
-    scale, warmup = hparams.hidden_size ** -0.5, hparams.learning_rate_warmup_steps
-    self.schedule = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda step: (
-        hparams.learning_rate_constant * scale * min((step + 1) ** -0.5,
-                                                     (step + 1) * warmup ** -1.5)))
+    self.optimizer, self.schedule = paper_adam(self.model, hparams)
 
   def __call__(self):
     """-> the step's mean loss over non-padding target tokens."""
@@ -241,6 +252,20 @@ def _allowed(logits, step, limits):
   return log_probs.masked_fill(at_limit != is_eos[None], float("-inf"))
 
 
+def beam_advance(scores, log_probs, sequences):
+  """One step of beam search: scores [batch, beam], log_probs [batch, beam, vocab],
+  sequences [batch, beam, step] -> the best beam continuations: (scores [batch, beam],
+  origins [batch, beam] (the beam each came from), ids [batch, beam], sequences
+  [batch, beam, step + 1])."""
+  batch, beam_size, vocab = log_probs.shape
+  candidates = (scores[:, :, None] + log_probs).view(batch, -1)   # [batch, beam * vocab]
+  scores, chosen = candidates.topk(beam_size, dim=-1)             # [batch, beam]
+  origins, ids = chosen // vocab, chosen % vocab
+  sequences = torch.cat([sequences.gather(1, origins[:, :, None].expand(
+      -1, -1, sequences.shape[2])), ids[:, :, None]], dim=2)
+  return scores, origins, ids, sequences
+
+
 @torch.no_grad()
 def decode(model, steps, inputs, beam_size, extra_length):
   """Greedy (beam_size 1) or beam search with the length rule of t2t_lite's decode_ids.
@@ -267,11 +292,7 @@ def decode(model, steps, inputs, beam_size, extra_length):
   for step in range(int(limits.max())):
     logits, state = steps(ids, step, state)                       # [batch * beam, vocab]
     log_probs = _allowed(logits, step, limits).view(batch, beam_size, -1)
-    candidates = (scores[:, :, None] + log_probs).view(batch, -1)  # [batch, beam * vocab]
-    scores, chosen = candidates.topk(beam_size, dim=-1)           # [batch, beam]
-    origins, ids = chosen // log_probs.shape[-1], chosen % log_probs.shape[-1]
-    sequences = torch.cat([sequences.gather(1, origins[:, :, None].expand(
-        -1, -1, sequences.shape[2])), ids[:, :, None]], dim=2)     # [batch, beam, step + 1]
+    scores, origins, ids, sequences = beam_advance(scores, log_probs, sequences)
     if beam_size > 1:
       state = _reorder(state, (origins + offsets).view(-1))
     ids = ids.view(-1)

@@ -23,7 +23,6 @@ import tensorflow as tf
 
 from t2t_lite.atomic_files import TEMP_SUFFIX, write_bytes_atomic, write_text_atomic
 from t2t_lite.data import records
-from t2t_lite.data.problem import Drop
 from t2t_lite.data.report import DatagenSummary, Progress, SplitSummary, VocabSummary
 from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.errors import UserError
@@ -92,25 +91,6 @@ def _move_in(problem, staging, data_dir):
     os.replace(os.path.join(staging, name), os.path.join(data_dir, name))
 
 
-def clean_pairs(problem, split, sources, counts):
-  """Yields stripped non-empty (source, target) pairs of `problem.text_pairs`.
-
-  counts: a Counter updated with "read" (items the problem yielded) and one
-  entry per reason a pair was dropped.
-  """
-  for item in problem.text_pairs(split, sources):
-    counts["read"] += 1
-    if isinstance(item, Drop):
-      counts[item.reason] += 1
-      continue
-    source, target = (text.strip() for text in item)
-    if not source or not target:
-      counts["empty source and target" if not (source or target)
-             else "empty source" if not source else "empty target"] += 1
-      continue
-    yield source, target
-
-
 def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
   input_path, target_path = vocab_paths(problem, data_dir)
   start = time.time()
@@ -124,7 +104,7 @@ def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
     counts = collections.Counter()
 
     def texts():
-      for pair in clean_pairs(problem, "train", sources, counts):
+      for pair in problem.clean_pairs("train", sources, counts):
         bar.update(counts["read"])
         for column in columns:
           sentences[path] += 1
@@ -153,7 +133,7 @@ def _write_split(problem, split, data_dir, sources, input_vocab, target_vocab, d
   paths = records.shard_paths(data_dir, problem.name, split, problem.record_shards.get(split, 1))
   bar = Progress(f"{split}: writing", progress)
   with records.ShardWriter(paths) as writer:
-    for batch in _batches(clean_pairs(problem, split, sources, counts), ENCODE_BATCH):
+    for batch in _batches(problem.clean_pairs(split, sources, counts), ENCODE_BATCH):
       inputs = _encode(input_vocab, [source for source, _ in batch])
       targets = _encode(target_vocab, [target for _, target in batch])
       for input_ids, target_ids in zip(inputs, targets):

@@ -15,6 +15,10 @@ What a subclass sets or implements:
   shared_vocab          one vocabulary for source and target (the paper's choice).
   user_defined_symbols  tokens kept atomic in the vocabulary, e.g. "(S", ")S".
   decode_defaults       DecodeDefaults(beam_size, alpha, extra_length).
+  decoding_metric(sources, outputs, references)  optional: (name, value) of
+                        decoded lines against reference targets, what
+                        t2t-trainer's dev decoding reports (parsing: bracket
+                        F1); without it, sacreBLEU (`t2t_lite.training.dev_decoding`).
   record_shards         {split: number of TFRecord files}.
   text_pairs(split, sources)  yields (source_text, target_text) for "train",
                         "dev", "test" (or `Drop(reason)` for an item to skip);
@@ -58,6 +62,10 @@ next run redoes it.
 """
 
 import dataclasses
+
+from t2t_lite.data import datagen, pipeline
+from t2t_lite.data.vocabulary import Vocabulary, vocab_size_of
+from t2t_lite.registry import snake_case
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,7 +114,6 @@ class TextPairProblem:
 
   @property
   def name(self):
-    from t2t_lite.registry import snake_case
     return snake_case(type(self).__name__)
 
   def text_pairs(self, split, sources):
@@ -118,18 +125,29 @@ class TextPairProblem:
     """
     raise NotImplementedError
 
+  def clean_pairs(self, split, sources, counts):
+    """Yields the stripped non-empty (source, target) pairs of `text_pairs`.
+
+    counts: a Counter updated with "read" (items `text_pairs` yielded) and one
+    entry per reason a pair was dropped.
+    """
+    for item in self.text_pairs(split, sources):
+      counts["read"] += 1
+      if isinstance(item, Drop):
+        counts[item.reason] += 1
+        continue
+      source, target = (text.strip() for text in item)
+      if not source or not target:
+        counts["empty source and target" if not (source or target)
+               else "empty source" if not source else "empty target"] += 1
+        continue
+      yield source, target
+
   def decoded_text(self, source_text, decoded_text):
     """The output line for a decoded target: the text itself, unless a problem's
     targets are a representation (e.g. linearised trees) to turn back into text."""
     del source_text
     return decoded_text
-
-  def decoding_metric(self, sources, outputs, references):
-    """(name, value) of decoded output lines against reference targets (texts of the
-    targets, as `text_pairs` gave them): sacreBLEU, cased, by default."""
-    del sources
-    from t2t_lite.metrics.bleu import sacre_bleu
-    return "bleu", sacre_bleu(outputs, [references]).score
 
   # Data generation.
 
@@ -143,7 +161,6 @@ class TextPairProblem:
     once complete; until a split's marker is written last, readers do not
     trust any of its files.
     """
-    from t2t_lite.data import datagen
     return datagen.generate(self, data_dir, sources, vocab_size=vocab_size or self.vocab_size,
                             progress=progress)
 
@@ -151,7 +168,6 @@ class TextPairProblem:
 
   def vocab_paths(self, data_dir):
     """(input model path, target model path); the same path twice when shared."""
-    from t2t_lite.data import datagen
     return datagen.vocab_paths(self, data_dir)
 
   def vocabularies(self, data_dir):
@@ -159,7 +175,6 @@ class TextPairProblem:
 
     Raises UserError, saying to run t2t-datagen, when the vocabulary is missing.
     """
-    from t2t_lite.data.vocabulary import Vocabulary
     input_path, target_path = self.vocab_paths(data_dir)
     inputs = Vocabulary.load(input_path, problem=self.name)
     targets = inputs if target_path == input_path else Vocabulary.load(target_path,
@@ -168,7 +183,6 @@ class TextPairProblem:
 
   def vocab_sizes(self, data_dir):
     """(input_vocab_size, target_vocab_size) of the generated vocabularies."""
-    from t2t_lite.data.vocabulary import vocab_size_of
     input_path, target_path = self.vocab_paths(data_dir)
     return vocab_size_of(input_path, self.name), vocab_size_of(target_path, self.name)
 
@@ -176,7 +190,6 @@ class TextPairProblem:
 
   def split_info(self, split, data_dir):
     """The `SplitInfo` of a completely generated split; UserError when incomplete."""
-    from t2t_lite.data import datagen
     return datagen.read_split_info(self, split, data_dir)
 
   def dataset(self, split, data_dir, hparams, *, training, shuffle=None, deterministic=False,
@@ -200,7 +213,6 @@ class TextPairProblem:
     pad_to_bucket_boundary: pad each bucket's batches to one length (fixed
       shapes for XLA) instead of the batch's longest example.
     """
-    from t2t_lite.data import pipeline
     info = self.split_info(split, data_dir)
     return pipeline.make_dataset(info, hparams, training=training,
                                  shuffle=training if shuffle is None else shuffle,

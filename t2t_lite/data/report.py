@@ -2,10 +2,10 @@
 
 import dataclasses
 import os
-import sys
-import time
 
 import numpy as np
+
+from t2t_lite.progress_line import ProgressLine
 
 PERCENTILES = (50, 90, 99)
 
@@ -102,33 +102,17 @@ def _lengths(p):
 
 
 class Progress:
-  """A progress line on stderr, redrawn at most 5 times a second on a terminal.
-
-  Off a terminal (a log file) it writes a line every 30 seconds instead.
-  """
+  """t2t-datagen's status line: pairs read (and written), pairs per second."""
 
   def __init__(self, label, enabled=True, stream=None):
     self.label = label
-    self.stream = stream or sys.stderr
-    self.enabled = enabled
-    self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
-    self.start = self._last = time.time()
-    self._text = ""
+    self.line = ProgressLine(stream, enabled=enabled)
 
   def update(self, read, written=None):
-    if not self.enabled:
-      return
-    now = time.time()
-    if now - self._last < (0.2 if self.tty else 30.0):
-      return
-    self._last = now
-    rate = read / max(now - self.start, 1e-9)
-    self._text = f"{self.label}: {read:,} pairs read" + (
-        f", {written:,} written" if written is not None else "") + f" ({rate:,.0f}/s)"
-    self.stream.write(("\r" + self._text + "\x1b[K") if self.tty else self._text + "\n")
-    self.stream.flush()
+    if self.line.due():
+      self.line.show(f"{self.label}: {read:,} pairs read" + (
+          f", {written:,} written" if written is not None else "") +
+          f" ({read / self.line.elapsed():,.0f}/s)")
 
   def close(self):
-    if self.tty and self._text:
-      self.stream.write("\r\x1b[K")
-      self.stream.flush()
+    self.line.close()

@@ -1,9 +1,13 @@
-"""Reading a parallel corpus from local text files, with one-line errors for bad files.
+"""Reading text files line by line, with one-line errors for bad files.
 
-Two layouts: line-aligned files (line i of the source translates line i of
-the target), and TSV (`source<TAB>target` per line). Lines come back without
-their line ending; empty lines are not errors here (the Problem drops and
-counts them). Text must be UTF-8; an error names the file and 1-based line.
+Every reader of text in t2t_lite goes through `read_lines`, so line i of two
+files is sentence i of each: only "\n" ends a line ("\r\n" too), never the
+other characters `str.splitlines` splits at (\x1c, \x85, \u2028, ...).
+Parallel corpora come in two layouts: line-aligned files (line i of the source
+translates line i of the target), and TSV (`source<TAB>target` per line).
+Lines come back without their line ending; empty lines are not errors here
+(the Problem drops and counts them). Text must be UTF-8; an error names the
+file and 1-based line.
 """
 
 import os
@@ -11,12 +15,20 @@ import os
 from t2t_lite.errors import UserError
 
 
-def read_lines(path):
-  """Yields each line of a UTF-8 text file without its line ending ("\\n" or "\\r\\n")."""
-  if not os.path.isfile(path):
+def read_lines(path, what=None):
+  """Yields each line of a UTF-8 text file without its line ending ("\\n" or "\\r\\n").
+
+  A file that cannot be read is a UserError: "PATH: no such file; check the
+  path", or, given `what` (e.g. "gold file"), "cannot read gold file PATH: REASON".
+  """
+  if what is None and not os.path.isfile(path):
     raise UserError(f"{path}: no such file; check the path")
-  with open(path, "rb") as f:
-    for number, raw in enumerate(f, start=1):
+  try:
+    f = open(path, "rb")
+  except OSError as error:
+    raise UserError(f"cannot read {what or 'file'} {path}: {error.strerror}") from None
+  with f:
+    for number, raw in enumerate(f, start=1):  # Binary lines end at b"\n" only.
       yield decode_line(raw, path, number)
 
 

@@ -1,7 +1,7 @@
 """SentencePiece vocabularies: training one, and text <-> ids inside the TensorFlow graph.
 
-Ids agree with the model: 0 = padding (also the decoder's first input),
-1 = EOS, 2 = unknown. Training uses the identity normalisation, keeps
+Ids agree with the model (`t2t_lite.constants`): 0 = padding (also the
+decoder's first input), 1 = EOS, 2 = unknown. Training uses the identity normalisation, keeps
 whitespace as it is and falls back to UTF-8 bytes for characters outside the
 vocabulary, so decoding restores the encoded text exactly.
 
@@ -18,11 +18,9 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from t2t_lite import quiet
+from t2t_lite.constants import EOS_ID, PAD_ID, UNK_ID
 from t2t_lite.errors import UserError
 
-PAD_ID = 0
-EOS_ID = 1
-UNK_ID = 2
 NUM_BYTE_PIECES = 256  # Byte fallback: one piece per byte value.
 
 # Sentences SentencePiece samples from a large corpus to train on.

@@ -37,10 +37,9 @@ import typing
 import keras
 from keras import ops
 
-from t2t_lite.decoding.lengths import (EOS_ID, example_limits, force_eos_at_limit,
-                                       length_penalty, read_column, write_column)
-
-NEG_INF = float("-inf")
+from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB
+from t2t_lite.decoding.lengths import (example_limits, force_eos_at_limit, length_penalty,
+                                       read_column, write_column)
 
 
 class BeamState(typing.NamedTuple):
@@ -110,14 +109,14 @@ def _initial_state(initial_ids, cache, beam_size, max_decode_length):
   empty = ops.zeros((batch, beam_size, max_decode_length + 1), "int32")
   alive_seq = write_column(empty, 0, first_ids)                   # [batch, beam, length + 1]
   # One live hypothesis per example: the other slots would only duplicate it.
-  first_slot = ops.where(ops.equal(ops.arange(beam_size), 0), 0.0, NEG_INF)      # [beam]
+  first_slot = ops.where(ops.equal(ops.arange(beam_size), 0), 0.0, IMPOSSIBLE_LOG_PROB)  # [beam]
   alive_log_probs = ops.zeros((batch, beam_size), "float32") + first_slot[None]  # [batch, beam]
   return BeamState(
       step=ops.convert_to_tensor(0, "int32"),
       alive_seq=alive_seq,
       alive_log_probs=alive_log_probs,
       finished_seq=ops.zeros_like(alive_seq),
-      finished_scores=ops.full((batch, beam_size), NEG_INF, "float32"),
+      finished_scores=ops.full((batch, beam_size), IMPOSSIBLE_LOG_PROB, "float32"),
       cache=keras.tree.map_structure(lambda t: ops.repeat(t, beam_size, axis=0), cache))
 
 
@@ -139,7 +138,7 @@ def _grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id):
   topk_seq = write_column(topk_seq, step + 1, topk_ids)
   topk_finished = ops.equal(topk_ids, eos_id)                     # [batch, 2 * beam]
 
-  unfinished_log_probs = ops.where(topk_finished, NEG_INF, topk_log_probs)
+  unfinished_log_probs = ops.where(topk_finished, IMPOSSIBLE_LOG_PROB, topk_log_probs)
   alive_log_probs, alive_choice = ops.top_k(unfinished_log_probs, beam_size)  # [batch, beam]
   alive_seq = gather_beams(topk_seq, alive_choice)                # [batch, beam, length + 1]
   alive_origins = ops.take_along_axis(topk_origins, alive_choice, axis=1)  # [batch, beam]
@@ -147,7 +146,7 @@ def _grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id):
 
   # The new token is token number step + 1, EOS included in the length.
   topk_scores = topk_log_probs / length_penalty(step + 1, alpha)  # [batch, 2 * beam]
-  topk_scores = ops.where(topk_finished, topk_scores, NEG_INF)
+  topk_scores = ops.where(topk_finished, topk_scores, IMPOSSIBLE_LOG_PROB)
   # The finished set and the new candidates compete: [batch, 3 * beam, ...].
   candidate_scores = ops.concatenate([state.finished_scores, topk_scores], axis=1)
   candidate_seq = ops.concatenate([state.finished_seq, topk_seq], axis=1)

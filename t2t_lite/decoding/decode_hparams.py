@@ -1,5 +1,8 @@
 """Decoding settings: the problem's defaults, then `--decode_hparams` overrides.
 
+`decode_hparams` is always the override string, as the flag takes it; the
+`DecodeHParams` made from it are called the settings.
+
 tensor2tensor's names are accepted with tensor2tensor's meanings:
   return_beams=True       every hypothesis of the beam: n_best=beam_size
   write_beam_scores=True  each hypothesis followed by its score: write_scores=True
@@ -61,12 +64,13 @@ TENSOR2TENSOR_NAMES = {"return_beams": "n_best", "write_beam_scores": "write_sco
                        "max_input_size": "max_input_length"}
 
 
-def decode_hparams_for(problem, overrides=""):
-  """The problem's decoding defaults (beam, alpha, extra length) with `overrides` applied."""
+def decode_hparams_for(problem, decode_hparams=""):
+  """The `DecodeHParams` of `problem`: its decoding defaults (beam, alpha, extra length) with
+  the overrides of `decode_hparams` ("beam_size=4,alpha=0.6", as the flag takes them)."""
   defaults = problem.decode_defaults
   base = DecodeHParams(beam_size=defaults.beam_size, alpha=defaults.alpha,
                        extra_length=defaults.extra_length)
-  values = parse_overrides(overrides, _Tensor2tensorNames, flag=FLAG)
+  values = parse_overrides(decode_hparams, _Tensor2tensorNames, flag=FLAG)
   return dataclasses.replace(base, **_fields_of_tensor2tensor_names(values, base))
 
 

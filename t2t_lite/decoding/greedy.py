@@ -9,8 +9,9 @@ import typing
 
 from keras import ops
 
-from t2t_lite.decoding.lengths import (EOS_ID, PAD_ID, example_limits, force_eos_at_limit,
-                                       read_column, write_column)
+from t2t_lite.constants import EOS_ID, PAD_ID
+from t2t_lite.decoding.lengths import (example_limits, force_eos_at_limit, read_column,
+                                       write_column)
 
 
 class GreedyState(typing.NamedTuple):

@@ -16,8 +16,7 @@ counts the generated tokens including the EOS (not the initial id).
 
 from keras import ops
 
-EOS_ID = 1
-PAD_ID = 0
+from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB
 
 
 def example_limits(initial_ids, max_decode_length, decode_lengths=None):
@@ -33,12 +32,13 @@ def force_eos_at_limit(log_probs, step, limits, eos_id=EOS_ID):
   """Leaves only EOS possible for the examples whose limit is reached at this step.
 
   log_probs: [batch, ..., vocab], the candidates for token number step + 1.
-  limits: [batch]. Returns log_probs with -inf for every non-EOS token of those examples.
+  limits: [batch]. Returns log_probs with -inf (IMPOSSIBLE_LOG_PROB) for every non-EOS token
+  of those examples.
   """
   at_limit = ops.greater_equal(step + 1, limits)                       # [batch]
   at_limit = ops.reshape(at_limit, (-1,) + (1,) * (len(log_probs.shape) - 1))
   not_eos = ops.not_equal(ops.arange(log_probs.shape[-1]), eos_id)     # [vocab]
-  return ops.where(ops.logical_and(at_limit, not_eos), float("-inf"), log_probs)
+  return ops.where(ops.logical_and(at_limit, not_eos), IMPOSSIBLE_LOG_PROB, log_probs)
 
 
 def length_penalty(length, alpha):

@@ -14,9 +14,10 @@ step i uses position i, so no step can go past it. Sinusoids have no such cap.
 import numpy as np
 from keras import ops
 
+from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.greedy import greedy_search
-from t2t_lite.decoding.lengths import EOS_ID, PAD_ID, length_penalty, sequence_lengths
+from t2t_lite.decoding.lengths import length_penalty, sequence_lengths
 
 
 def decode_length(hparams, input_width, extra_length, max_decode_length=None):

@@ -15,8 +15,8 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
+from t2t_lite.constants import PAD_ID
 from t2t_lite.errors import UserError
-from t2t_lite.layers.attention_bias import PAD_ID
 from t2t_lite.losses import smoothed_cross_entropy
 
 PAIRS_PER_BATCH = 32

@@ -33,6 +33,7 @@ import dataclasses
 import re
 import sys
 
+from t2t_lite.data.text_files import read_lines
 from t2t_lite.data.trees import parse_trees
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.evalb_params import COLLINS, EvalbParams, read_params
@@ -228,16 +229,6 @@ class _ArgumentParser(argparse.ArgumentParser):
     self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _read_lines(path, what):
-  try:
-    with open(path, encoding="utf-8") as handle:
-      return handle.read().splitlines()
-  except OSError as error:
-    raise UserError(f"cannot read {what} file {path}: {error.strerror}") from None
-  except UnicodeDecodeError:
-    raise UserError(f"{what} file {path} is not UTF-8 text") from None
-
-
 def main(argv=None):
   """`evalb [-p PARAM_FILE] [-e N] [-c N] [--no-fmeasure] GOLD TEST`: the report on stdout."""
   parser = _ArgumentParser(
@@ -261,7 +252,8 @@ def main(argv=None):
     if any(value < 0 for value in overrides.values()):
       raise UserError("-e and -c take a number of 0 or more")
     params = dataclasses.replace(params, **overrides)
-    result = score_corpus(_read_lines(args.gold, "gold"), _read_lines(args.test, "test"), params)
+    result = score_corpus(list(read_lines(args.gold, "gold file")),
+                          list(read_lines(args.test, "test file")), params)
   except UserError as error:
     print(f"{parser.prog}: error: {error}", file=sys.stderr)
     return 2

@@ -19,6 +19,7 @@ shorter than 3 characters are skipped (as EVALB does). Keys (EVALB README [6]):
 
 import dataclasses
 
+from t2t_lite.data.text_files import read_lines
 from t2t_lite.errors import UserError
 
 
@@ -66,14 +67,7 @@ _KEYS = {
 
 def read_params(path):
   """The `EvalbParams` of the .prm file at `path`; one-line UserError on a bad or unknown line."""
-  try:
-    with open(path, encoding="utf-8") as handle:
-      lines = handle.read().splitlines()
-  except OSError as error:
-    raise UserError(f"cannot read EVALB parameter file {path}: {error.strerror}") from None
-  except UnicodeDecodeError:
-    raise UserError(f"EVALB parameter file {path} is not UTF-8 text") from None
-  return parse_params(lines, source=path)
+  return parse_params(list(read_lines(path, "EVALB parameter file")), source=path)
 
 
 def parse_params(lines, source="<params>"):

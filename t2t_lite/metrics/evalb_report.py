@@ -13,23 +13,19 @@ OK, ERROR, SKIP = 0, 1, 2       # EVALB's sentence status.
 
 
 def _percent(part, whole):
-  return 100.0 * part / whole if whole else 0.0
+  """A property: attribute `part` in percent of attribute `whole`, 0.0 where that is 0."""
+  def rate(self):
+    total = getattr(self, whole)
+    return 100.0 * getattr(self, part) / total if total else 0.0
+  return property(rate)
 
 
 class _Rates:
   """Recall, precision and tagging accuracy from the counts of a row or of totals."""
 
-  @property
-  def recall(self):
-    return _percent(self.matched, self.gold_brackets)
-
-  @property
-  def precision(self):
-    return _percent(self.matched, self.test_brackets)
-
-  @property
-  def tagging_accuracy(self):
-    return _percent(self.correct_tags, self.words)
+  recall = _percent("matched", "gold_brackets")
+  precision = _percent("matched", "test_brackets")
+  tagging_accuracy = _percent("correct_tags", "words")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,21 +88,13 @@ class Totals(_Rates):
     total = self.precision + self.recall
     return 2 * self.precision * self.recall / total if total else 0.0
 
-  @property
-  def complete_match(self):
-    return _percent(self.complete_match_sentences, self.valid_sentences)
+  complete_match = _percent("complete_match_sentences", "valid_sentences")
+  no_crossing = _percent("no_crossing_sentences", "valid_sentences")
+  two_or_less_crossing = _percent("two_or_less_crossing_sentences", "valid_sentences")
 
   @property
   def average_crossing(self):
     return self.crossing / self.valid_sentences if self.valid_sentences else 0.0
-
-  @property
-  def no_crossing(self):
-    return _percent(self.no_crossing_sentences, self.valid_sentences)
-
-  @property
-  def two_or_less_crossing(self):
-    return _percent(self.two_or_less_crossing_sentences, self.valid_sentences)
 
 
 @dataclasses.dataclass(frozen=True)

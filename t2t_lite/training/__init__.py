@@ -1,1 +1,1 @@
-"""Training: distribution strategy, the train step, checkpoints, the loop."""
+"""Training: the train step, saving checkpoints, evaluation, the loop, averaging."""

@@ -10,8 +10,9 @@ import tensorflow as tf
 
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
-from t2t_lite.training import run_dir
-from t2t_lite.training.checkpoints import checkpoint_paths, checkpoint_step, readable_checkpoints
+from t2t_lite.run import Run
+from t2t_lite.run.checkpoints import checkpoint_paths, checkpoint_step, readable_checkpoints
+from t2t_lite.run.description import copy_description
 
 MARKER = "t2t_lite_average.json"  # Marks a directory t2t-avg-all wrote (and may replace).
 
@@ -37,7 +38,7 @@ def average_checkpoints(model_dir, output_dir, n):
   output_dir = os.path.abspath(output_dir)
   marker = json.dumps({"model_dir": os.path.abspath(model_dir), "n": n})
   with replacing_directory(output_dir, MARKER, marker, f"--output_dir={output_dir}") as staging:
-    model, _, _ = run_dir.build_model(model_dir)
+    model = Run.read(model_dir).build_model()
     checkpoint = tf.train.Checkpoint(model=model)
     paths, sums = [], None
     for path, status in itertools.islice(readable_checkpoints(checkpoint, model_dir), n):
@@ -52,7 +53,7 @@ def average_checkpoints(model_dir, output_dir, n):
                       model_dir)
     for variable, total in zip(model.weights, sums):
       variable.assign((total / len(paths)).astype(variable.dtype))
-    run_dir.copy_description(model_dir, staging)
+    copy_description(model_dir, staging)
     manager = tf.train.CheckpointManager(checkpoint, staging, max_to_keep=1,
                                          checkpoint_name="ckpt")
     name = os.path.basename(manager.save(checkpoint_number=checkpoint_step(paths[-1])))

@@ -1,13 +1,10 @@
-"""Checkpoints that survive faults: written atomically, kept K at a time, resumed.
+"""Saving checkpoints during training: atomically, every N steps or seconds, K at a time.
 
-TensorFlow writes a checkpoint's data and index files under temporary names and
-then records it in the directory's `checkpoint` state file, which it replaces
-atomically. A checkpoint is trusted only once that file names it, so a process
-killed mid-write leaves at most stray temporary files (removed at the next
-start), never a checkpoint that looks valid but is not. `restore_latest`
-restores the newest listed checkpoint that reads: one truncated or corrupted
-afterwards (or whose files were deleted) is named in a warning and the next
-older one is used. `CheckpointManager` deletes all but the last `keep`.
+A checkpoint is trusted only once the directory's `checkpoint` state file
+names it (`t2t_lite.run.checkpoints`), so a process killed mid-write leaves at
+most stray temporary files (removed at the next start), never a checkpoint
+that looks valid but is not. `restore_latest` resumes from the newest listed
+checkpoint that reads. `CheckpointManager` deletes all but the last `keep`.
 """
 
 import os
@@ -16,13 +13,11 @@ import time
 from absl import logging
 import tensorflow as tf
 
-from t2t_lite.atomic_files import write_text_atomic
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import first_line
-from t2t_lite.training.strategy import is_chief
-
-# What reading a checkpoint with missing, truncated or corrupted files raises.
-UNREADABLE_ERRORS = (tf.errors.OpError, IndexError)
+from t2t_lite.run.checkpoints import (checkpoint_paths, checkpoint_step, restore_newest,
+                                      write_state)
+from t2t_lite.strategy import is_chief
 
 
 class Checkpoints:
@@ -101,76 +96,6 @@ class Checkpoints:
           f"could not save checkpoint {prefix}: {first_line(error)}; the last checkpoint "
           f"{self.manager.latest_checkpoint or '(none yet)'} is intact; free space or fix "
           f"{self.output_dir}, then run the same command to resume") from None
-
-
-def checkpoint_paths(model_dir):
-  """Paths of the checkpoints the state file of model_dir lists, oldest first."""
-  state = tf.train.get_checkpoint_state(model_dir)
-  return list(state.all_model_checkpoint_paths) if state else []
-
-
-def write_state(model_dir, paths):
-  """Replaces the state file of model_dir so that it lists `paths` (oldest first), the
-  last being the latest, by their names relative to model_dir."""
-  names = [os.path.basename(path) for path in paths]
-  lines = [f'model_checkpoint_path: "{names[-1]}"']
-  lines += [f'all_model_checkpoint_paths: "{name}"' for name in names]
-  write_text_atomic(os.path.join(model_dir, "checkpoint"), "\n".join(lines) + "\n")
-
-
-def checkpoint_step(path):
-  """The step in a checkpoint's name (ckpt-N)."""
-  return int(path.rsplit("-", 1)[1])
-
-
-def restore_checkpoint(checkpoint, path):
-  """`checkpoint.restore(path).expect_partial()`, or an error that names the checkpoint.
-
-  Raises UnreadableCheckpoint when its files are missing, truncated or
-  corrupted, and UserError when it holds weights of other shapes (another
-  vocabulary or architecture).
-  """
-  if not tf.io.gfile.exists(path + ".index"):
-    raise UnreadableCheckpoint(path, "its .index file is missing")
-  try:
-    return checkpoint.restore(path).expect_partial()
-  except UNREADABLE_ERRORS as error:
-    raise UnreadableCheckpoint(path, first_line(error)) from None
-  except ValueError as error:
-    if "incompatible tensor" not in str(error):
-      raise
-    raise UserError(f"{path} does not fit this model ({first_line(error).rstrip('.')}); it "
-                    f"was written with another vocabulary or architecture") from None
-
-
-def readable_checkpoints(checkpoint, model_dir):
-  """Yields (path, restore status) for the listed checkpoints of model_dir, newest first,
-  each restored into `checkpoint` when reached; one that does not read is named in a
-  warning and skipped."""
-  for path in reversed(checkpoint_paths(model_dir)):
-    try:
-      status = restore_checkpoint(checkpoint, path)
-    except UnreadableCheckpoint as error:
-      logging.warning("%s; using the next older checkpoint", error)
-      continue
-    yield path, status
-
-
-def restore_newest(checkpoint, model_dir):
-  """(path, status) of the newest readable listed checkpoint, restored into `checkpoint`;
-  None when model_dir lists none; UserError when none of those listed reads."""
-  restored = next(readable_checkpoints(checkpoint, model_dir), None)
-  if restored is None and checkpoint_paths(model_dir):
-    raise UserError(f"none of the checkpoints listed in {os.path.join(model_dir, 'checkpoint')} "
-                    f"can be read (see the warnings above); restore them from a backup")
-  return restored
-
-
-class UnreadableCheckpoint(Exception):
-  """A checkpoint whose files are missing, truncated or corrupted."""
-
-  def __init__(self, path, reason):
-    super().__init__(f"checkpoint {path} cannot be read: {reason}")
 
 
 def remove_unfinished_saves(output_dir):

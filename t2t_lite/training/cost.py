@@ -14,11 +14,21 @@ import numpy as np
 
 from t2t_lite.atomic_files import write_text_atomic
 
-# Dense peak FLOP/s of common accelerators in bfloat16/float16 (no sparsity).
-GPU_PEAK_FLOPS = {
-    "H200": 989e12, "H100": 989e12, "A100": 312e12, "L4": 121e12, "A10": 125e12,
-    "V100": 125e12, "T4": 65e12,
-}
+# Dense peak FLOP/s of common accelerators in bfloat16/float16 (no sparsity), from the
+# vendors' data sheets: (substring of the device name, FLOP/s), most specific first.
+GPU_PEAK_FLOPS = (
+    ("H100 PCIe", 756e12), ("H100 NVL", 835e12), ("H200", 989e12),
+    ("H100", 989e12),  # SXM (HBM3), e.g. "NVIDIA H100 80GB HBM3".
+    ("A100", 312e12), ("L4", 121e12), ("A10", 125e12), ("V100", 125e12), ("T4", 65e12),
+)
+
+
+def gpu_peak_flops(device_name):
+  """Dense bfloat16 FLOP/s of the named GPU, or None when it is not in the table."""
+  for key, peak in GPU_PEAK_FLOPS:
+    if key.lower() in device_name.lower():
+      return peak
+  return None
 
 
 def training_flops(hparams, target_vocab_size, input_tokens, target_tokens,
@@ -48,9 +58,9 @@ def device_peak_flops(strategy_devices, dtype):
     import tensorflow as tf
     details = tf.config.experimental.get_device_details(tf.config.list_physical_devices("GPU")[0])
     model = details.get("device_name", "GPU")
-    for key, peak in GPU_PEAK_FLOPS.items():
-      if key in model:
-        return peak * len(gpu_names), f"{len(gpu_names)} x {model}, {dtype} peak"
+    peak = gpu_peak_flops(model)
+    if peak:
+      return peak * len(gpu_names), f"{len(gpu_names)} x {model}, {dtype} peak"
     return None, f"{len(gpu_names)} x {model} (peak unknown)"
   return cpu_peak_flops(), "CPU, measured float32 matmul peak"
 

@@ -1,7 +1,6 @@
-"""A one-line progress display: step, loss, tokens/s, learning rate, ETA."""
+"""Training's progress display: step, loss, tokens/s, learning rate, ETA."""
 
-import sys
-import time
+from t2t_lite.progress_line import ProgressLine
 
 
 def format_duration(seconds):
@@ -12,42 +11,29 @@ def format_duration(seconds):
 
 
 class Progress:
-  """Rewrites one line on a terminal; elsewhere (logs, CI) prints a line every `interval` s."""
+  """Training's status line: step, loss, tokens/s, learning rate, ETA (see ProgressLine)."""
 
   def __init__(self, total_steps, first_step, stream=None, interval=30.0):
     self.total_steps = total_steps
-    self.stream = stream or sys.stderr
-    self.interactive = self.stream.isatty()
-    self.interval = interval
+    self.line = ProgressLine(stream, interval=interval)
     self._start_step = first_step
-    self._start = time.monotonic()
-    self._last_print = 0.0
     self._tokens = 0.0
 
   def update(self, step, loss, tokens, learning_rate):
     """After `step`: loss per token, the step's tokens, the learning rate it used."""
     self._tokens += tokens
-    now = time.monotonic()
-    if not self.interactive and now - self._last_print < self.interval and \
-        step < self.total_steps:
+    last = step >= self.total_steps
+    if not (last or self.line.due()):
       return
-    self._last_print = now
-    elapsed = max(now - self._start, 1e-9)
-    done = step - self._start_step
-    eta = (self.total_steps - step) * elapsed / max(done, 1)
-    line = (f"step {step}/{self.total_steps} | loss {loss:.4f} | "
-            f"{self._tokens / elapsed:,.0f} tok/s | lr {learning_rate:.3g} | "
-            f"ETA {format_duration(eta)}")
-    if self.interactive:
-      self.stream.write("\r" + line.ljust(100))
-    else:
-      self.stream.write(line + "\n")
-    self.stream.flush()
+    elapsed = self.line.elapsed()
+    eta = (self.total_steps - step) * elapsed / max(step - self._start_step, 1)
+    self.line.show(f"step {step}/{self.total_steps} | loss {loss:.4f} | "
+                   f"{self._tokens / elapsed:,.0f} tok/s | lr {learning_rate:.3g} | "
+                   f"ETA {format_duration(eta)}", force=last)
 
   def tokens_per_second(self):
-    return self._tokens / max(time.monotonic() - self._start, 1e-9)
+    return self._tokens / self.line.elapsed()
 
   def message(self, text):
-    """A line of its own (eval results, checkpoints), not overwritten by the bar."""
-    self.stream.write(("\n" if self.interactive else "") + text + "\n")
-    self.stream.flush()
+    """A line of its own (eval results, checkpoints), not overwritten by the status line."""
+    self.line.message(text)

@@ -1,6 +1,6 @@
 """The training loop: build, resume, step, evaluate, checkpoint, stop cleanly.
 
-    config = TrainConfig(output_dir=..., train_steps=...)
+    config = TrainConfig(output_dir=..., train_steps=...)   # t2t_lite.training.config
     train(problem, hparams, config, data_dir)
 
 `batch_size` is tokens per replica per micro-batch. One step is one optimizer
@@ -10,7 +10,6 @@ function of the step (as in tensor2tensor and the paper: 8 GPUs x ~3,125 target
 tokens ~ 25,000 tokens per step).
 """
 
-import dataclasses
 import math
 import os
 import signal
@@ -20,54 +19,18 @@ from absl import logging
 import keras
 import tensorflow as tf
 
-from t2t_lite.decoding.decode_hparams import decode_hparams_for
-from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer
-from t2t_lite.registry import MODELS
-from t2t_lite.summary import build as build_model
-from t2t_lite.training import cost, run_dir
-from t2t_lite.training.checkpoints import Checkpoints, checkpoint_paths
+from t2t_lite.run import Run
+from t2t_lite.run.checkpoints import checkpoint_paths
+from t2t_lite.strategy import device_names, is_chief, make_strategy, uses_gpu
+from t2t_lite.training import cost
+from t2t_lite.training.checkpoints import Checkpoints
+from t2t_lite.training.curves import write_curves
 from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
-from t2t_lite.training.strategy import device_names, is_chief, make_strategy, uses_gpu
-
-SCHEDULES = ("train", "train_and_evaluate", "evaluate")
-PRECISIONS = (None, "bfloat16", "float16")
-
-
-@dataclasses.dataclass(frozen=True)
-class TrainConfig:
-  """How to run training (what to train is the problem and the hparams)."""
-  output_dir: str
-  train_steps: int
-  model: str = "transformer"
-  schedule: str = "train_and_evaluate"
-  eval_steps: int = 100                 # Dev batches per replica per evaluation; 0 = all.
-  local_eval_frequency: int = 1000      # Steps between evaluations.
-  keep_checkpoint_max: int = 20
-  save_checkpoints_steps: int = 1000
-  save_checkpoints_secs: int = 600      # The paper saved every 10 minutes.
-  worker_gpu: int = 0                   # 0 = every local GPU.
-  xla: bool = None                      # None = on for GPUs, off on CPU.
-  mixed_precision: str = None           # None (float32), "bfloat16" or "float16".
-  gradient_accumulation_steps: int = 1
-  random_seed: int = None               # Also makes the input order deterministic.
-  warm_start_from: str = None           # A checkpoint whose model weights start a new run.
-  eval_decode_sentences: int = 100      # Dev sentences decoded at each evaluation; 0 = none.
-  decode_hparams: str = ""              # Decoding overrides for those (beam_size=1: greedy).
-  flags: dict = dataclasses.field(default_factory=dict)
-
-  def __post_init__(self):
-    if self.schedule not in SCHEDULES:
-      raise UserError(f"--schedule={self.schedule} is not one of {', '.join(SCHEDULES)}")
-    if self.mixed_precision not in PRECISIONS:
-      raise UserError(f"--mixed_precision={self.mixed_precision} is not one of "
-                      f"bfloat16, float16 (or unset for float32)")
-    if self.train_steps < 0 or self.gradient_accumulation_steps < 1:
-      raise UserError("--train_steps must be >= 0 and --gradient_accumulation_steps >= 1")
 
 
 class StopRequested:
@@ -104,18 +67,10 @@ def train(problem, hparams, config, data_dir):
                "tokens per step", replicas, "on" if jit_compile else "off", hparams.batch_size,
                hparams.batch_size * replicas * config.gradient_accumulation_steps)
 
-  input_vocab_size, target_vocab_size = problem.vocab_sizes(data_dir)
-  description = run_dir.RunDescription(
-      problem=problem.name, model=config.model, input_vocab_size=input_vocab_size,
-      target_vocab_size=target_vocab_size,
-      vocab_files=tuple(os.path.basename(path) for path in problem.vocab_paths(data_dir)),
-      flags=config.flags)
-  if is_chief(strategy):
-    run_dir.describe(config.output_dir, hparams, description, problem.vocab_paths(data_dir))
-
+  run = Run.create(config.output_dir, problem, hparams, data_dir, model=config.model,
+                   flags=config.flags, strategy=strategy)
+  model = run.build_model()
   with strategy.scope():
-    model = MODELS[config.model](hparams, input_vocab_size, target_vocab_size)
-    build_model(model)
     optimizer = build_optimizer(hparams)
     if config.mixed_precision == "float16":
       optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
@@ -138,7 +93,7 @@ def train(problem, hparams, config, data_dir):
       config.eval_steps)
 
   if config.eval_decode_sentences and config.schedule != "train":
-    evaluator.dev_decoding = _dev_decoding(problem, data_dir, model, hparams, strategy, config)
+    evaluator.dev_decoding = _dev_decoding(run, data_dir, config)
 
   if config.schedule == "evaluate":
     results = evaluator.evaluate()
@@ -146,21 +101,19 @@ def train(problem, hparams, config, data_dir):
     return results
   train_step = TrainStep(strategy, model, optimizer, hparams.label_smoothing,
                          config.gradient_accumulation_steps, jit_compile)
-  loop = _Loop(config, hparams, target_vocab_size, strategy, model, optimizer, train_step,
-               checkpoints, evaluator if config.schedule == "train_and_evaluate" else None)
+  loop = _Loop(config, run, optimizer, train_step, checkpoints,
+               evaluator if config.schedule == "train_and_evaluate" else None)
   return loop.run(train_iterator, resumed)
 
 
-def _dev_decoding(problem, data_dir, model, hparams, strategy, config):
+def _dev_decoding(run, data_dir, config):
   """The evaluation's decoding metric, or None where it cannot run (several workers)."""
-  if isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+  if isinstance(run.strategy, tf.distribute.MultiWorkerMirroredStrategy):
     logging.warning("decoding dev sentences is not supported across several workers; "
                     "evaluations report teacher-forced metrics only")
     return None
-  input_vocab, target_vocab = problem.vocabularies(data_dir)
-  translator = Translator(model, hparams, problem, input_vocab, target_vocab,
-                          decode_hparams_for(problem, config.decode_hparams), strategy)
-  return DevDecoding.from_data(problem, data_dir, translator, config.eval_decode_sentences)
+  return DevDecoding.from_data(run.problem, data_dir, run.translator(config.decode_hparams),
+                               config.eval_decode_sentences)
 
 
 def eval_line(step, results):
@@ -215,18 +168,13 @@ def _warm_start(model, path):
 class _Loop:
   """The steps of one run: progress, summaries, evaluations, checkpoints, stops."""
 
-  def __init__(self, config, hparams, target_vocab_size, strategy, model, optimizer,
-               train_step, checkpoints, evaluator):
+  def __init__(self, config, run, optimizer, train_step, checkpoints, evaluator):
     self.config = config
-    self.hparams = hparams
-    self.target_vocab_size = target_vocab_size
-    self.strategy = strategy
-    self.model = model
-    self.optimizer = optimizer
-    self.train_step = train_step
-    self.checkpoints = checkpoints
-    self.evaluator = evaluator
-    chief = is_chief(strategy)
+    self.hparams, self.strategy = run.hparams, run.strategy
+    self.target_vocab_size = run.description.target_vocab_size
+    self.optimizer, self.train_step = optimizer, train_step
+    self.checkpoints, self.evaluator = checkpoints, evaluator
+    chief = is_chief(self.strategy)
     self.train_writer = tf.summary.create_file_writer(
         os.path.join(config.output_dir, "train")) if chief else tf.summary.create_noop_writer()
     self.eval_writer = tf.summary.create_file_writer(
@@ -234,9 +182,6 @@ class _Loop:
 
   def step(self):
     return int(self.optimizer.iterations.numpy())
-
-  def learning_rate(self, step):
-    return float(self.optimizer.learning_rate) if step else 0.0
 
   def run(self, iterator, resumed):
     config = self.config
@@ -302,6 +247,10 @@ class _Loop:
       if "decoded" in results:
         tf.summary.scalar(results["decoded"][0], results["decoded"][1])
     progress.message(eval_line(step, results))
+    if is_chief(self.strategy):
+      self.train_writer.flush()
+      self.eval_writer.flush()
+      write_curves(self.config.output_dir)
     return results
 
 

@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
-from t2t_lite.data.vocabulary import EOS_ID
+from t2t_lite.constants import EOS_ID
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
 from t2t_lite.errors import UserError
 
@@ -68,7 +68,7 @@ def sentence_attention(translator, sentence, target=None):
   model, hparams = translator.model, translator.hparams
   source_ids = _ids(translator.input_vocab, sentence, "--sentence", hparams.max_length)
   if target is None:
-    extra_length = translator.decode_hparams.extra_length
+    extra_length = translator.settings.extra_length
     decoded, _ = decode_ids(model, source_ids[None], beam_size=1, alpha=0.0,
                             extra_length=extra_length)              # [1, 1, length]
     # Greedy hypotheses end with EOS (lengths.py); the model attends over it too.

@@ -1,30 +1,51 @@
-"""Attention weights as PNG heat maps, drawn as pixels (no plotting library).
+"""Attention weights as PNG heat maps with their tokens on the axes and a title.
 
-Each weight is a square of `cell` × `cell` pixels whose colour goes linearly
-from white (weight 0) to dark blue (weight 1): the same scale for every map,
-so a sharp head looks dark and a diffuse one pale.
+Like the paper's figures 3-5: row i is query token i, column j key token j;
+the colour goes from white (weight 0) to dark blue (weight 1) on the same
+scale for every map, so a sharp head looks dark and a diffuse one pale.
 """
 
+import io
+
 import numpy as np
-import tensorflow as tf
 
-ZERO_COLOUR = np.array([255, 255, 255], np.float32)  # RGB of weight 0.
-ONE_COLOUR = np.array([8, 48, 107], np.float32)       # RGB of weight 1.
-
-
-def cell_pixels(rows, columns, width=720, smallest=12, largest=24):
-  """The side of one weight's square: a map about `width` pixels across, within the limits
-  (large enough for a line of label text beside each row and column)."""
-  return int(np.clip(width // max(rows, columns, 1), smallest, largest))
+CMAP = "Blues"
+INCHES_PER_TOKEN = 0.22   # Room for one tick label of 9-point text.
+SMALLEST_INCHES = 3.0
+DPI = 100
 
 
-def heatmap_rgb(weights, cell):
-  """[rows, columns] weights in [0, 1] -> [rows * cell, columns * cell, 3] uint8 pixels."""
-  weights = np.clip(np.asarray(weights, np.float32), 0.0, 1.0)[..., None]       # [r, c, 1]
-  colours = np.rint(ZERO_COLOUR + (ONE_COLOUR - ZERO_COLOUR) * weights)           # [r, c, 3]
-  return np.repeat(np.repeat(colours.astype(np.uint8), cell, axis=0), cell, axis=1)
+def heatmap_figure(weights, rows, columns, *, title, row_axis, column_axis):
+  """[len(rows), len(columns)] weights in [0, 1] -> a matplotlib Figure: the map with the
+  row tokens at its left, the column tokens above it, the axes' names and the title."""
+  import matplotlib
+  matplotlib.use("Agg")
+  from matplotlib.figure import Figure
+  weights = np.clip(np.asarray(weights, np.float32), 0.0, 1.0)                 # [r, c]
+  if weights.shape != (len(rows), len(columns)):
+    raise ValueError(f"weights of shape {weights.shape} for {len(rows)} row and "
+                     f"{len(columns)} column tokens")
+  width = max(SMALLEST_INCHES, INCHES_PER_TOKEN * len(columns)) + 2.5  # + labels, colour bar.
+  height = max(SMALLEST_INCHES, INCHES_PER_TOKEN * len(rows)) + 2.0
+  figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+  axis = figure.add_subplot()
+  image = axis.imshow(weights, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="equal",
+                      interpolation="nearest")
+  axis.set_xticks(range(len(columns)), labels=list(columns), rotation=90, fontsize=9)
+  axis.set_yticks(range(len(rows)), labels=list(rows), fontsize=9)
+  axis.xaxis.tick_top()
+  axis.xaxis.set_label_position("top")
+  axis.set_xlabel(column_axis)
+  axis.set_ylabel(row_axis)
+  axis.set_title(title, fontsize=11)
+  figure.colorbar(image, ax=axis, shrink=0.6, label="attention weight")
+  return figure
 
 
-def heatmap_png(weights, cell):
-  """[rows, columns] weights in [0, 1] -> the bytes of a PNG of `heatmap_rgb`."""
-  return tf.io.encode_png(heatmap_rgb(weights, cell)).numpy()
+def heatmap_png(weights, rows, columns, *, title, row_axis, column_axis):
+  """The bytes of a PNG of `heatmap_figure` (same arguments)."""
+  figure = heatmap_figure(weights, rows, columns, title=title, row_axis=row_axis,
+                          column_axis=column_axis)
+  buffer = io.BytesIO()
+  figure.savefig(buffer, format="png")
+  return buffer.getvalue()

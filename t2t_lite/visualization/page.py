@@ -2,9 +2,9 @@
 
     <dir>/index.html                      per kind: a grid, layer rows, head columns
                                           and a "mean" column (heads averaged)
-    <dir>/<kind>_layer<L>_head<H>.png     one head's weights
+    <dir>/<kind>_layer<L>_head<H>.png     one head's weights, tokens on the axes, a title
     <dir>/<kind>_layer<L>_mean.png        the layer's heads averaged
-    <dir>/<kind>_layer<L>_head<H>.html    the full-size map with its tokens beside it
+    <dir>/<kind>_layer<L>_head<H>.html    the map at full size, with links to the others
     <dir>/<kind>_layer<L>_mean.html       (likewise)
 
 <kind> is encoder, decoder or memory (encoder-decoder); layers count from 0
@@ -16,7 +16,7 @@ import os
 
 from t2t_lite.atomic_files import write_bytes_atomic, write_text_atomic
 from t2t_lite.visualization.attention_maps import KINDS
-from t2t_lite.visualization.heatmap import cell_pixels, heatmap_png
+from t2t_lite.visualization.heatmap import heatmap_png
 
 THUMBNAIL_PIXELS = 160
 MEAN = "mean"
@@ -24,15 +24,8 @@ MEAN = "mean"
 STYLE = """
 body { font-family: sans-serif; margin: 1.5em; }
 table.grid td, table.grid th { padding: 4px; text-align: center; }
-table.grid img { width: %dpx; image-rendering: pixelated; border: 1px solid #ccc; }
+table.grid img { width: %dpx; border: 1px solid #ccc; }
 .tokens span { display: inline-block; margin: 1px; padding: 0 3px; background: #eef; }
-.map { display: grid; grid-template-columns: auto auto; justify-content: start; }
-.columns { display: flex; align-items: flex-end; }
-.columns span, .rows span { font: 11px monospace; white-space: pre; overflow: hidden;
-                            flex: none; }
-.columns span { writing-mode: vertical-rl; transform: rotate(180deg); text-align: left; }
-.rows { display: flex; flex-direction: column; align-items: flex-end; padding-right: 4px; }
-.map img { image-rendering: pixelated; display: block; }
 """ % THUMBNAIL_PIXELS
 
 AXES = {
@@ -54,14 +47,15 @@ def write_visualization(maps, directory):
   for kind in KINDS:
     weights = maps.weights[kind.name]                       # [layers, heads, q, k]
     rows, columns = maps.labels(kind)
-    cell = cell_pixels(len(rows), len(columns))
     for layer in range(maps.num_layers):
       for head in list(range(maps.num_heads)) + [MEAN]:
         grid = weights[layer].mean(axis=0) if head == MEAN else weights[layer, head]  # [q, k]
         name = map_name(kind, layer, head)
-        write_bytes_atomic(os.path.join(directory, name + ".png"), heatmap_png(grid, cell))
+        png = heatmap_png(grid, rows, columns, title=_map_title(kind, layer, head),
+                          row_axis=AXES[kind.rows], column_axis=AXES[kind.columns])
+        write_bytes_atomic(os.path.join(directory, name + ".png"), png)
         write_text_atomic(os.path.join(directory, name + ".html"),
-                          _map_page(maps, kind, layer, head, cell))
+                          _map_page(kind, layer, head, maps.num_heads, rows, columns))
         written += [name + ".png", name + ".html"]
   write_text_atomic(os.path.join(directory, "index.html"), _index_page(maps))
   return written
@@ -73,8 +67,8 @@ def _page(title, body):
           f"<body>\n{body}\n</body></html>\n")
 
 
-def _tokens(pieces):
-  return "<div class=\"tokens\">" + "".join(
+def _tokens(pieces, role=""):
+  return f"<div class=\"tokens {role}\">" + "".join(
       f"<span>{html.escape(piece)}</span>" for piece in pieces) + "</div>"
 
 
@@ -89,7 +83,7 @@ def _index_page(maps):
       f"<p>Source: {html.escape(maps.source_text)}</p>", _tokens(maps.source),
       f"<p>Target, {target_how}: {html.escape(maps.target_text)}</p>", _tokens(maps.target),
       "<p>Rows are queries, columns keys; white is weight 0, dark blue weight 1. "
-      "Click a map for its tokens.</p>",
+      "Click a map to see it at full size.</p>",
   ]
   for kind in KINDS:
     parts.append(f"<h2 id=\"{kind.name}\">{kind.title}</h2>"
@@ -108,24 +102,23 @@ def _index_page(maps):
   return _page("Attention", "\n".join(parts))
 
 
-def _map_page(maps, kind, layer, head, cell):
-  """One map at full size: column tokens above it, row tokens at its left."""
-  rows, columns = maps.labels(kind)
-  title = f"{kind.title}, layer {layer}, {_head_title(head)}"
+def _map_title(kind, layer, head):
+  return f"{kind.title}, layer {layer}, {_head_title(head)}"
+
+
+def _map_page(kind, layer, head, num_heads, rows, columns):
+  """One map at full size, its tokens listed as text below it, and links to its layer's
+  other maps."""
+  title = _map_title(kind, layer, head)
   others = " | ".join(
       f"<a href=\"{map_name(kind, layer, other)}.html\">{_head_title(other)}</a>"
-      for other in list(range(maps.num_heads)) + [MEAN] if other != head)
-  column_labels = "".join(f"<span style=\"width:{cell}px\">{html.escape(piece)}</span>"
-                          for piece in columns)
-  row_labels = "".join(f"<span style=\"height:{cell}px;line-height:{cell}px\">"
-                       f"{html.escape(piece)}</span>" for piece in rows)
+      for other in list(range(num_heads)) + [MEAN] if other != head)
   name = map_name(kind, layer, head)
   body = (f"<p><a href=\"index.html#{kind.name}\">all maps</a> | layer {layer}: {others}</p>"
           f"<h1>{html.escape(title)}</h1>"
           f"<p>Rows: {AXES[kind.rows]}; columns: {AXES[kind.columns]}. "
           f"White is weight 0, dark blue weight 1.</p>"
-          f"<div class=\"map\"><div></div><div class=\"columns\">{column_labels}</div>"
-          f"<div class=\"rows\">{row_labels}</div>"
-          f"<img src=\"{name}.png\" width=\"{len(columns) * cell}\" "
-          f"height=\"{len(rows) * cell}\" alt=\"{html.escape(title)}\"></div>")
+          f"<img src=\"{name}.png\" alt=\"{html.escape(title)}\">"
+          f"<p>Rows, top to bottom:</p>{_tokens(rows, 'rows')}"
+          f"<p>Columns, left to right:</p>{_tokens(columns, 'columns')}")
   return _page(title, body)

@@ -1,13 +1,14 @@
-"""The run directory describes itself: hparams, problem, vocabulary, flags.
+"""The files by which a run directory describes itself: hparams, problem, vocabulary, flags.
 
     <output_dir>/hparams.json     the HParams the model was built with
     <output_dir>/hparams_history.json  earlier hparams.json of a run resumed with
                                   changes (list of {"until": checkpoint, "hparams": ...})
     <output_dir>/run.json         problem, model, vocabulary sizes and files, flags used
     <output_dir>/vocab.*.model    copies of the problem's vocabulary
-    <output_dir>/ckpt-N.*         checkpoints (see `checkpoints.py`)
+    <output_dir>/ckpt-N.*         checkpoints (see `t2t_lite.run.checkpoints`)
 
-The decoder and exporter read these, so a user never repeats training flags.
+The decoder and exporter read these (through `t2t_lite.run.Run`), so a user
+never repeats training flags.
 """
 
 import dataclasses
@@ -158,19 +159,6 @@ def check_checkpoint_fits(output_dir, checkpoint_path):
     raise UserError(f"--checkpoint_path={checkpoint_path} belongs to a run with another model "
                     f"than {output_dir} ({'; '.join(differences)}); pass a checkpoint of that "
                     f"run or its own --output_dir")
-
-
-def build_model(output_dir):
-  """The run's model with freshly initialised weights: (model, hparams, description)."""
-  import t2t_lite.models  # noqa: F401  (registers the built-in models)
-  from t2t_lite.registry import MODELS
-  from t2t_lite.summary import build
-  hparams = read_hparams(output_dir)
-  description = read_description(output_dir)
-  model = MODELS[description.model](hparams, description.input_vocab_size,
-                                    description.target_vocab_size)
-  build(model)
-  return model, hparams, description
 
 
 def copy_description(source_dir, target_dir):

@@ -1,4 +1,5 @@
-"""Choosing the tf.distribute strategy: one device, all local GPUs, or several machines."""
+"""Choosing the tf.distribute strategy: one device, all local GPUs, or several machines;
+which devices it computes on, and which process writes (the chief)."""
 
 import json
 import os

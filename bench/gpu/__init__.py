@@ -1,0 +1,32 @@
+"""t2t_lite's own Transformer on a GPU under Keras's JAX backend, against PyTorch on the same GPU.
+
+    KERAS_BACKEND=jax python -m bench.gpu            # on a GPU machine: every table
+    python -m bench.gpu --smoke --output=/tmp/b.md   # any CPU, a tiny model, in seconds
+
+Needs JAX, Keras, NumPy and (for its peers) PyTorch; never TensorFlow. Run it
+from the repository's root: t2t_lite need not be installed.
+
+  __main__.py      the command: plans the rows, runs them, prints and writes the tables
+  settings.py      shapes: the paper's base and big sets, token batches, decoding, smoke
+  rows.py          one measurement ("row") by name, in this process or a fresh one
+  machine.py       the accelerator: its name, spec peak, driver, CUDA, versions
+  matmul.py        a bfloat16 matmul's FLOP/s through JAX, the measured peak
+  jax_training.py  t2t_lite's training step as one `jax.jit` stateless function
+  jax_decoding.py  t2t_lite's `decode_ids` under `jax.jit`, weights as arguments
+  timing.py        steps timed between device synchronisations, medians
+  tables.py        the tables: ms/step, tokens/s, MFU, memory; decoding speed
+  document.py      the GPU section of docs/benchmarks.md, between its markers
+"""
+
+import os
+
+
+def use_jax_backend():
+  """Sets this process's environment for Keras on JAX; call before Keras is imported.
+
+  JAX takes 75% of GPU memory at its first use by default; allocating on demand
+  leaves room for PyTorch in the same process (--in_process), and its peak
+  in-use bytes then mean what PyTorch's do.
+  """
+  os.environ.setdefault("KERAS_BACKEND", "jax")
+  os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")

@@ -1,0 +1,196 @@
+"""Times t2t_lite's Transformer on a GPU (Keras's JAX backend) against PyTorch; writes the tables.
+
+    KERAS_BACKEND=jax python -m bench.gpu [--only=training,decoding] [--models=base,big]
+        [--tokens=8192,32768] [--decode_models=base,big] [--output=docs/benchmarks.md]
+        [--json=results.json] [--in_process]
+    python -m bench.gpu --from_json=a.json,b.json    # the section from saved runs' results
+    python -m bench.gpu --smoke [--output=PATH]      # a tiny model on any CPU, in seconds
+
+Each row (a measurement) runs in a fresh process unless --in_process (or
+--smoke): its own device memory and peak. The GPU section of --output is
+replaced between its markers (document.py); --smoke writes only where told.
+Where one command may run only so long, measure in parts and write once:
+
+    python -m bench.gpu --only=training --models=base --output=- --json=base.json
+    python -m bench.gpu --only=training --models=big --output=- --json=big.json
+    python -m bench.gpu --only=decoding --output=- --json=decoding.json
+    python -m bench.gpu --from_json=base.json,big.json,decoding.json
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+from bench import peers, report
+from bench.gpu import document, machine, rows, settings, tables, use_jax_backend
+
+
+def jobs(plan, parts):
+  """[job] of the plan: the machine first, then training and decoding rows in table order."""
+  base = {"plan": plan.to_dict()}
+  have_torch = not peers.missing("torch")
+  planned = [dict(base, kind="machine")]
+  if "training" in parts:
+    for model in plan.train_models:
+      for tokens in plan.token_batches:
+        planned.append(dict(base, kind="train_t2t_lite", model=model, tokens=tokens))
+        if have_torch:
+          planned += [dict(base, kind="train_torch", model=model, tokens=tokens, compile=False),
+                      dict(base, kind="train_torch", model=model, tokens=tokens, compile=True)]
+  if "decoding" in parts:
+    for model in plan.decode_models:
+      planned.append(dict(base, kind="decode_t2t_lite", model=model))
+      if have_torch:
+        planned.append(dict(base, kind="decode_torch", model=model))
+  return planned
+
+
+def run_jobs(planned, in_process, timeout, stop_without_gpu):
+  """Runs each job, printing progress -> [(job, result)]; stops after the machine row when
+  `stop_without_gpu` and JAX sees no GPU."""
+  done = []
+  with tempfile.TemporaryDirectory(prefix="t2t_bench_gpu_") as scratch:
+    for index, job in enumerate(planned):
+      label = " ".join(f"{key}={job[key]}" for key in ("kind", "model", "tokens", "compile")
+                       if key in job)
+      print(f"== {label}", flush=True)
+      start = time.perf_counter()
+      result = (rows.run_here(job) if in_process else
+                rows.run_isolated(job, os.path.join(scratch, f"job{index}"), timeout))
+      print(f"   {time.perf_counter() - start:.0f} s" +
+            (f"; {result['error'].splitlines()[-1]}" if "error" in result else ""), flush=True)
+      done.append((job, result))
+      if job["kind"] == "machine" and stop_without_gpu and \
+          result.get("machine", {}).get("platform") != "gpu":
+        break
+  return done
+
+
+def build_tables(plan, done, isolated):
+  """-> (the machine row's result, [Table]); isolated: each row ran in its own process."""
+  machine_result = next((result for job, result in done if job["kind"] == "machine"), {})
+  training = [(job, result) for job, result in done if job["kind"].startswith("train")]
+  decoding = [(job, result) for job, result in done if job["kind"].startswith("decode")]
+  built = []
+  if training:
+    built.append(tables.training_table(plan, machine_result, training, isolated))
+  if decoding:
+    built.append(tables.decoding_table(plan, decoding))
+  missing = peers.missing("torch")
+  if missing:
+    for table in built:
+      table.notes.append(missing)
+  return machine_result, built
+
+
+def load_runs(paths):
+  """Saved runs (--json) merged in order into one run: {"plan", "rows", "command",
+  "seconds", "isolated"}; the first run's machine row stands for all."""
+  merged = {"rows": [], "command": [], "seconds": 0.0, "isolated": True}
+  for path in paths:
+    with open(path, encoding="utf-8") as f:
+      saved = json.load(f)
+    merged.setdefault("plan", saved["plan"])
+    have_machine = any(job["kind"] == "machine" for job, _ in merged["rows"])
+    merged["rows"] += [(job, result) for job, result in saved["rows"]
+                       if job["kind"] != "machine" or not have_machine]
+    merged["command"].append(saved["command"])
+    merged["seconds"] += saved["seconds"]
+    merged["isolated"] = merged["isolated"] and saved["isolated"]
+  plan = merged["plan"]
+  for field, prefix in (("train_models", "train"), ("decode_models", "decode")):
+    plan[field] = list(dict.fromkeys(job["model"] for job, _ in merged["rows"]
+                                     if job["kind"].startswith(prefix)))
+  merged["command"] = "\n".join(merged["command"])
+  return merged
+
+
+def measure(args, argv):
+  """Runs the plan the arguments describe -> {"plan", "rows", "command", "seconds", "isolated"}."""
+  plan = make_plan(args)
+  isolated = not (args.in_process or args.smoke)
+  parts = args.only.split(",")
+  if set(parts) - {"training", "decoding"}:
+    raise SystemExit(f"bench.gpu: --only takes training, decoding; not {args.only}")
+  start = time.perf_counter()
+  done = run_jobs(jobs(plan, parts), not isolated, args.row_timeout,
+                  stop_without_gpu=not args.smoke)
+  return {"plan": plan.to_dict(), "rows": done, "seconds": time.perf_counter() - start,
+          "command": " ".join(["KERAS_BACKEND=jax python -m bench.gpu"] + argv),
+          "isolated": isolated}
+
+
+def parse_args(argv):
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--smoke", action="store_true",
+                      help="A tiny model on any device, in process: checks the program.")
+  parser.add_argument("--only", default="training,decoding")
+  parser.add_argument("--models", help="Training rows' models: base,big (default both).")
+  parser.add_argument("--tokens", help="Target tokens per training step, e.g. 8192,32768.")
+  parser.add_argument("--decode_models", help="Decoding rows' models: base,big.")
+  parser.add_argument("--steps", type=int)
+  parser.add_argument("--repeats", type=int)
+  parser.add_argument("--in_process", action="store_true",
+                      help="Every row in this process (peak memory then accumulates).")
+  parser.add_argument("--row_timeout", type=int, default=rows.ROW_TIMEOUT_S)
+  parser.add_argument("--output", help="The document whose GPU section is replaced "
+                      "(default docs/benchmarks.md; with --smoke, none; '-': none).")
+  parser.add_argument("--json", help="Also save the results here (for --from_json).")
+  parser.add_argument("--from_json", help="Comma-separated saved results: write the section "
+                      "from them, measuring nothing.")
+  return parser.parse_args(argv)
+
+
+def make_plan(args):
+  plan = settings.smoke() if args.smoke else settings.full()
+  for field, value in (("train_models", args.models), ("decode_models", args.decode_models)):
+    if value:
+      setattr(plan, field, tuple(value.split(",")))
+  if args.tokens:
+    plan.token_batches = tuple(int(n) for n in args.tokens.split(","))
+  for field in ("steps", "repeats"):
+    if getattr(args, field):
+      setattr(plan, field, getattr(args, field))
+  unknown = set(plan.train_models + plan.decode_models) - set(plan.models)
+  if unknown:
+    raise SystemExit(f"bench.gpu: unknown model(s) {', '.join(sorted(unknown))}; "
+                     f"known: {', '.join(plan.models)}")
+  return plan
+
+
+def main(argv=None):
+  argv = sys.argv[1:] if argv is None else argv
+  args = parse_args(argv)
+  use_jax_backend()
+  if args.smoke:  # Compiling cheaply matters more than the code's speed: it checks the program.
+    os.environ.setdefault("XLA_FLAGS", settings.SMOKE_XLA_FLAGS)
+  if os.environ.get("KERAS_BACKEND") != "jax":
+    raise SystemExit(f"bench.gpu runs on Keras's JAX backend; KERAS_BACKEND is "
+                     f"{os.environ.get('KERAS_BACKEND')!r}")
+  run = load_runs(args.from_json.split(",")) if args.from_json else measure(args, argv)
+  if args.json and not args.from_json:
+    with open(args.json, "w", encoding="utf-8") as f:
+      json.dump(run, f)
+  plan = settings.Plan.from_dict(run["plan"])
+  machine_result, built = build_tables(plan, run["rows"], run["isolated"])
+  if "machine" not in machine_result:
+    raise SystemExit(f"bench.gpu: the machine row failed: {machine_result.get('error')}")
+  if machine_result["machine"]["platform"] != "gpu" and not plan.smoke:
+    raise SystemExit(f"bench.gpu: JAX sees no GPU (its device: "
+                     f"{machine_result['machine']['device']}); run it on a GPU machine, or "
+                     f"check the program here with --smoke")
+  report.emit(built)
+  output = args.output or (None if plan.smoke else os.path.join("docs", "benchmarks.md"))
+  if output and output != "-":
+    body = document.section_body(machine.description_lines(machine_result["machine"]), built,
+                                 run["command"], run["seconds"] / 60, plan.smoke,
+                                 run["isolated"])
+    document.write_section(output, body)
+    print(f"\nwrote the GPU section of {output}")
+
+
+if __name__ == "__main__":
+  main()

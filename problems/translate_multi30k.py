@@ -1,0 +1,81 @@
+"""Multi30k task 1: image captions, English with German and French translations.
+
+    translate_ende_multi30k  English -> German     translate_deen_multi30k  German -> English
+    translate_enfr_multi30k  English -> French     translate_fren_multi30k  French -> English
+
+29,000 training pairs (train), 1,014 dev (val) and the usual test set,
+test_2016_flickr (1,000); one shared 8k SentencePiece vocabulary; decoded with
+beam 4, alpha 0.6, max length input + 50.
+
+The raw files are those of the multi30k/dataset repository
+(data/task1/raw/<split>.<language>.gz). t2t-datagen looks for them in --tmp_dir,
+unpacked (`train.de`) or packed (`train.de.gz`), and downloads only what is
+missing there, checking each file's line count:
+
+    t2t-datagen --problem=translate_ende_multi30k --tmp_dir=T --data_dir=D
+
+A folder holding the unpacked files works as --tmp_dir as it is (nothing is
+written into it), so a machine without internet can use files fetched elsewhere.
+"""
+
+from t2t_lite.data.download import raw_text_file
+from t2t_lite.data.problem import DecodeDefaults, TextPairProblem
+from t2t_lite.data.text_files import read_parallel_files
+from t2t_lite.errors import UserError
+from t2t_lite.registry import PROBLEMS
+
+RAW_URL = "https://github.com/multi30k/dataset/raw/master/data/task1/raw/{name}.gz"
+
+# Our split -> (the dataset's file stem, lines in each language's file).
+SPLIT_FILES = {"train": ("train", 29000), "dev": ("val", 1014),
+               "test": ("test_2016_flickr", 1000)}
+
+
+def split_file(tmp_dir, split, language, progress=True):
+  """The unpacked raw text of `split` in `language` ("en", "de", "fr"), fetched if missing."""
+  stem, lines = SPLIT_FILES[split]
+  name = f"{stem}.{language}"
+  return raw_text_file(tmp_dir, name, url=RAW_URL.format(name=name), expected_lines=lines,
+                       progress=progress)
+
+
+class Multi30kTranslation(TextPairProblem):
+  """`source_language` -> `target_language` captions (a base; subclasses set the two)."""
+
+  vocab_size = 8192
+  shared_vocab = True
+  decode_defaults = DecodeDefaults(beam_size=4, alpha=0.6, extra_length=50)
+  record_shards = {"train": 4, "dev": 1, "test": 1}
+  source_language = None
+  target_language = None
+
+  def text_pairs(self, split, sources):
+    if sources.files or sources.tsv:
+      raise UserError(f"{self.name} reads the Multi30k files from --tmp_dir, not --train_* "
+                      f"flags; use --problem=translate_from_files for your own parallel text")
+    yield from read_parallel_files(split_file(sources.tmp_dir, split, self.source_language),
+                                   split_file(sources.tmp_dir, split, self.target_language))
+
+
+@PROBLEMS.register
+class TranslateEndeMulti30k(Multi30kTranslation):
+  """Multi30k English -> German (test_2016_flickr: published scores around 38-42 BLEU)."""
+  source_language, target_language = "en", "de"
+
+
+@PROBLEMS.register
+class TranslateDeenMulti30k(Multi30kTranslation):
+  """Multi30k German -> English."""
+  source_language, target_language = "de", "en"
+
+
+@PROBLEMS.register
+class TranslateEnfrMulti30k(Multi30kTranslation):
+  """Multi30k English -> French (test_2016_flickr: published scores around 58-62 BLEU)."""
+  source_language, target_language = "en", "fr"
+
+
+@PROBLEMS.register
+class TranslateFrenMulti30k(Multi30kTranslation):
+  """Multi30k French -> English."""
+  source_language, target_language = "fr", "en"

@@ -1,0 +1,88 @@
+"""Fetching a problem's raw files: downloaded once into tmp_dir, checked, then unpacked.
+
+    path = raw_text_file(tmp_dir, "train.de", url=".../train.de.gz", expected_lines=29000)
+
+A file already in tmp_dir (unpacked, or its .gz) is used as it is, so a machine
+without internet works from a tmp_dir filled elsewhere. A download goes to a
+temporary name and is renamed only once complete and checked: an interrupted
+or truncated download never passes for the file.
+"""
+
+import gzip
+import os
+import shutil
+import urllib.error
+import urllib.request
+import zlib
+
+from t2t_lite.atomic_files import atomic_write_path
+from t2t_lite.data.text_files import count_lines
+from t2t_lite.errors import UserError
+from t2t_lite.progress_line import ProgressLine
+
+CHUNK_BYTES = 1 << 16
+TIMEOUT_S = 60
+
+
+def raw_text_file(tmp_dir, name, *, url, expected_lines=None, progress=True):
+  """The path of the unpacked text file `name` in tmp_dir, fetching `url` (a .gz) if needed.
+
+  Order: `<tmp_dir>/<name>` as is; else `<tmp_dir>/<name>.gz`, unpacked beside it;
+  else `url` downloaded to `<tmp_dir>/<name>.gz` first. A file that was
+  downloaded or unpacked here must have `expected_lines` lines (when given).
+  Raises UserError (one line: what failed and what to do) on a failed download,
+  a corrupt archive or a wrong line count.
+  """
+  path = os.path.join(tmp_dir, name)
+  if os.path.isfile(path):
+    return path
+  archive = path + ".gz"
+  if not os.path.isfile(archive):
+    download(url, archive, progress=progress)
+  _gunzip(archive, path)
+  if expected_lines is not None:
+    found = count_lines(path)
+    if found != expected_lines:
+      os.remove(path)
+      raise UserError(f"{archive} unpacks to {found} lines, not the expected {expected_lines}: "
+                      f"the file is not the published one; delete it and run again to "
+                      f"download {url}")
+  return path
+
+
+def download(url, path, *, progress=True):
+  """Writes the body of `url` to `path` (atomically), with a progress line on stderr."""
+  os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+  todo = (f"check the network (or proxy settings), or download {url} elsewhere and put it "
+          f"at {path}")
+  line = ProgressLine(enabled=progress)
+  try:
+    with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response, \
+        atomic_write_path(path) as partial, open(partial, "wb") as out:
+      total = int(response.headers.get("Content-Length") or 0)
+      done = 0
+      for chunk in iter(lambda: response.read(CHUNK_BYTES), b""):
+        out.write(chunk)
+        done += len(chunk)
+        of_total = f" of {total / 1e6:.1f} MB" if total else " MB"
+        line.show(f"downloading {os.path.basename(path)}: {done / 1e6:.1f}{of_total}")
+      if total and done != total:
+        raise UserError(f"downloading {url} stopped after {done:,} of {total:,} bytes; {todo}")
+  except urllib.error.HTTPError as error:
+    raise UserError(f"downloading {url} failed: HTTP {error.code} {error.reason}; "
+                    f"{todo}") from None
+  except (urllib.error.URLError, OSError) as error:
+    reason = getattr(error, "reason", None) or error
+    raise UserError(f"downloading {url} failed ({reason}); {todo}") from None
+  finally:
+    line.close()
+
+
+def _gunzip(archive, path):
+  try:
+    with gzip.open(archive, "rb") as packed, atomic_write_path(path) as partial, \
+        open(partial, "wb") as out:
+      shutil.copyfileobj(packed, out, CHUNK_BYTES)
+  except (OSError, EOFError, zlib.error) as error:
+    raise UserError(f"{archive} is not a complete gzip file ({error}); delete it and run "
+                    f"again to download it anew") from None

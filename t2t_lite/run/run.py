@@ -1,0 +1,176 @@
+"""A trained run as one object: its hparams, problem, vocabularies, model and strategy.
+
+    run = Run.open("RUN")                          # weights of its newest readable checkpoint
+    run.translate(["Resumption of the session"])   # one output line per input line
+    run.hparams, run.problem, run.input_vocab, run.target_vocab, run.model, run.strategy
+
+    run = Run.create(output_dir, problem, hparams, data_dir)   # how t2t-trainer starts one
+    model = run.build_model()
+
+What a run directory holds is in `t2t_lite.run.description`; its checkpoints in
+`t2t_lite.run.checkpoints`. The registries load the built-in problems and
+models on first lookup, so `Run.open` works from plain Python.
+"""
+
+import os
+
+from absl import logging
+import tensorflow as tf
+
+from t2t_lite.data.vocabulary import Vocabulary
+from t2t_lite.decoding.decode_hparams import decode_hparams_for
+from t2t_lite.decoding.translate import Translator
+from t2t_lite.errors import UserError
+from t2t_lite.registry import MODELS, PROBLEMS
+from t2t_lite.run import description as run_files
+from t2t_lite.run.checkpoints import (UnreadableCheckpoint, checkpoint_paths,
+                                      restore_checkpoint, restore_newest)
+from t2t_lite.strategy import is_chief, make_strategy
+from t2t_lite.summary import build
+
+
+class Run:
+  """A run directory and what it holds.
+
+  directory: the run directory; hparams: its HParams (hparams.json);
+  description: its RunDescription (run.json); strategy: the tf.distribute
+  strategy its model lives in; model: None until `build_model` or `restore`.
+  `problem` and the vocabularies are made on first use.
+  """
+
+  def __init__(self, directory, hparams, description, strategy=None, problem=None,
+               vocab_paths=None):
+    self.directory = directory
+    self.hparams = hparams
+    self.description = description
+    self.strategy = strategy or tf.distribute.get_strategy()
+    self.model = None
+    self._problem = problem
+    self._vocab_paths = vocab_paths or tuple(
+        os.path.join(directory, name) for name in description.vocab_files)
+    self._vocabularies = None
+    self._translators = {}
+
+  @classmethod
+  def create(cls, directory, problem, hparams, data_dir, *, model="transformer", flags=None,
+             strategy=None):
+    """A run of `problem` (its data generated in data_dir) with `hparams`, new or resumed.
+
+    The chief of `strategy` writes hparams.json, run.json and the vocabulary
+    copies (`description.describe`, which also checks that a resumed run keeps its
+    architecture and problem). flags: what run.json records of the command line.
+    """
+    strategy = strategy or tf.distribute.get_strategy()
+    input_vocab_size, target_vocab_size = problem.vocab_sizes(data_dir)
+    vocab_paths = problem.vocab_paths(data_dir)
+    description = run_files.RunDescription(
+        problem=problem.name, model=model, input_vocab_size=input_vocab_size,
+        target_vocab_size=target_vocab_size,
+        vocab_files=tuple(os.path.basename(path) for path in vocab_paths), flags=flags or {})
+    if is_chief(strategy):
+      run_files.describe(directory, hparams, description, vocab_paths)
+    return cls(directory, hparams, description, strategy, problem, vocab_paths)
+
+  @classmethod
+  def read(cls, directory, strategy=None):
+    """What a run directory says about itself, without a model; UserError when it is not
+    a run directory."""
+    description = run_files.read_description(directory)
+    return cls(directory, run_files.read_hparams(directory), description, strategy)
+
+  @classmethod
+  def open(cls, directory, checkpoint=None, problem=None):
+    """The run with its weights from `checkpoint`, or else from its newest checkpoint that
+    reads, on every local GPU (`make_strategy`).
+
+    problem: the name of the problem the caller expects (UserError when the run is of
+      another); None: the run's own.
+    """
+    run = cls.read(directory, make_strategy())
+    if problem and PROBLEMS.canonical_name(problem) != run.description.problem:
+      raise UserError(f"{directory} is a run of problem {run.description.problem}, not "
+                      f"{problem}; pass that run's problem or another --output_dir")
+    run._problem = PROBLEMS[run.description.problem]()  # Unknown: fails before the model loads.
+    run.restore(checkpoint)
+    return run
+
+  @property
+  def problem(self):
+    if self._problem is None:
+      self._problem = PROBLEMS[self.description.problem]()
+    return self._problem
+
+  @property
+  def input_vocab(self):
+    return self._vocabulary_pair()[0]
+
+  @property
+  def target_vocab(self):
+    return self._vocabulary_pair()[1]
+
+  def _vocabulary_pair(self):
+    """(input, target) `Vocabulary`: one object twice when shared."""
+    if self._vocabularies is None:
+      input_path, target_path = self._vocab_paths
+      inputs = Vocabulary.load(input_path, self.description.problem)
+      self._vocabularies = inputs, (inputs if target_path == input_path else
+                                    Vocabulary.load(target_path, self.description.problem))
+    return self._vocabularies
+
+  def build_model(self):
+    """The run's model with freshly initialised weights, in its strategy; also `self.model`."""
+    self._translators = {}  # Those of an earlier model.
+    with self.strategy.scope():
+      self.model = MODELS[self.description.model](
+          self.hparams, self.description.input_vocab_size, self.description.target_vocab_size)
+      build(self.model)
+    return self.model
+
+  def restore(self, checkpoint=None):
+    """Builds the model with the weights of `checkpoint`, or else of the newest listed
+    checkpoint that reads (older ones replace unreadable ones); returns its path.
+
+    UserError when there is none, when it belongs to a run with another model,
+    or when it does not hold every weight of this one.
+    """
+    if checkpoint:
+      if not tf.io.gfile.exists(checkpoint + ".index"):
+        raise UserError(f"--checkpoint_path={checkpoint}: no such checkpoint (expected "
+                        f"{checkpoint}.index)")
+      run_files.check_checkpoint_fits(self.directory, checkpoint)
+    elif not checkpoint_paths(self.directory):
+      raise UserError(f"no checkpoint in {self.directory}; train first (t2t-trainer) or pass "
+                      f"--checkpoint_path")
+    with self.strategy.scope():
+      saved = tf.train.Checkpoint(model=self.build_model())
+      path, status = self._restore_into(saved, checkpoint)
+    try:
+      status.assert_existing_objects_matched()
+    except AssertionError:
+      raise UserError(f"{path} does not hold every weight of this run's model; was it written "
+                      f"by another model or another version of t2t_lite?") from None
+    logging.info("restored %s", path)
+    return path
+
+  def _restore_into(self, saved, checkpoint):
+    if not checkpoint:
+      return restore_newest(saved, self.directory)
+    try:
+      return checkpoint, restore_checkpoint(saved, checkpoint)
+    except UnreadableCheckpoint as error:
+      raise UserError(f"{error}; pass another --checkpoint_path") from None
+
+  def translator(self, decode_hparams=""):
+    """A `Translator` of the model: the problem's decoding defaults with `decode_hparams`
+    applied, a string as --decode_hparams takes it, e.g. "beam_size=1,extra_length=20"."""
+    if decode_hparams not in self._translators:
+      if self.model is None:
+        raise UserError(f"{self.directory}: no model to decode with; use Run.open, or "
+                        f"build_model or restore first")
+      self._translators[decode_hparams] = Translator(
+          self, decode_hparams_for(self.problem, decode_hparams))
+    return self._translators[decode_hparams]
+
+  def translate(self, lines, decode_hparams="", progress=False):
+    """Input lines -> output lines (as many, in order), decoded as t2t-decoder decodes."""
+    return self.translator(decode_hparams).translate(lines, progress=progress)

@@ -1,0 +1,57 @@
+"""How to run training: every setting of t2t-trainer, each declared once.
+
+    config = TrainConfig(output_dir="RUN", train_steps=1000)
+
+t2t-trainer's flags are these fields (`t2t_lite.command_line`): a field with
+help text is a flag of its own; `output_dir`, `model` and `decode_hparams` are
+flags several commands share (`t2t_lite.bin.common`). What to train is the
+problem and the hparams, not this.
+"""
+
+import dataclasses
+
+from t2t_lite.command_line import check_choices, setting
+from t2t_lite.errors import UserError
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+  """How to run training (what to train is the problem and the hparams)."""
+  output_dir: str
+  train_steps: int = setting(250000, "Total optimizer updates (paper: 100k base, 300k big); "
+                             "a resumed run continues up to this step.")
+  model: str = "transformer"
+  schedule: str = setting(
+      "train_and_evaluate", "What to run; continuous_train_and_eval is tensor2tensor's name "
+      "for train_and_evaluate.", choices=("train", "train_and_evaluate", "evaluate"),
+      value_aliases={"continuous_train_and_eval": "train_and_evaluate"})
+  eval_steps: int = setting(100, "Dev batches per replica per evaluation; 0 = all.")
+  local_eval_frequency: int = setting(1000, "Steps between evaluations.")
+  keep_checkpoint_max: int = setting(20, "Checkpoints kept (paper averages the last 5 for "
+                                     "base, 20 for big).")
+  save_checkpoints_steps: int = setting(1000, "Save every N steps (0: off).")
+  save_checkpoints_secs: int = setting(600, "Save every M seconds (0: off); the paper saved "
+                                       "every 10 minutes.")
+  worker_gpu: int = setting(0, "Local GPUs to use (MirroredStrategy); 0 = all. With TF_CONFIG "
+                            "naming several workers, MultiWorkerMirroredStrategy is used.")
+  xla: bool = setting(None, "Compile the per-replica step with XLA; default: on for GPUs, off "
+                      "on CPU.", flag_aliases={"xla_compile": "tensor2tensor's name for --xla."})
+  mixed_precision: str = setting(
+      None, "Compute in this dtype (softmax, layer norm and the loss stay float32; float16 "
+      "uses dynamic loss scaling). Default float32.", choices=("bfloat16", "float16"))
+  gradient_accumulation_steps: int = setting(1, "Micro-batches per replica summed into one "
+                                             "update.")
+  random_seed: int = setting(None, "Seed for weights, dropout and the input order (which "
+                             "becomes deterministic).")
+  warm_start_from: str = setting(None, "Checkpoint (or run directory) whose model weights "
+                                 "start a new run.")
+  eval_decode_sentences: int = setting(
+      100, "Dev sentences decoded (beam search per --decode_hparams) and scored at each "
+      "evaluation: sacreBLEU, or bracket F1 for parsing. 0 = none.")
+  decode_hparams: str = ""  # Decoding overrides for those (beam_size=1: greedy).
+  flags: dict = dataclasses.field(default_factory=dict)  # The command line, for run.json.
+
+  def __post_init__(self):
+    check_choices(self)
+    if self.train_steps < 0 or self.gradient_accumulation_steps < 1:
+      raise UserError("--train_steps must be >= 0 and --gradient_accumulation_steps >= 1")

@@ -1,0 +1,117 @@
+"""A run's training curves as one picture, `<output_dir>/curves.png`: no TensorBoard needed.
+
+Four panels against the step: training loss (per step, and its 50-step mean)
+with the dev loss, the dev decoding metric (BLEU, or F1 for parsing), the
+learning rate, and training tokens per second. They are read back from the
+run's own summaries (`train/` and `eval/` event files), so the picture of a
+resumed run shows its whole history, and any run can be drawn afterwards:
+
+    from t2t_lite.training.curves import write_curves
+    write_curves("runs/multi30k")          # -> runs/multi30k/curves.png
+"""
+
+import collections
+import glob
+import json
+import os
+
+import numpy as np
+
+from t2t_lite.atomic_files import atomic_write_path
+
+CURVES_NAME = "curves.png"
+MEAN_WINDOW = 50          # Steps in the training loss's running mean.
+DECODING_METRICS = ("bleu", "f1")
+
+
+def read_scalars(event_dir):
+  """{tag: ([steps], [values])} of the scalar summaries under `event_dir`, by step; a step
+  written twice (a run resumed from an earlier checkpoint) keeps its last value."""
+  import tensorflow as tf
+  series = collections.defaultdict(dict)
+  for path in sorted(glob.glob(os.path.join(event_dir, "events.out.tfevents.*"))):
+    try:
+      for record in tf.data.TFRecordDataset(path):
+        event = tf.compat.v1.Event.FromString(record.numpy())
+        for value in event.summary.value:
+          number = (float(tf.make_ndarray(value.tensor)) if value.HasField("tensor")
+                    else float(value.simple_value))
+          series[value.tag][int(event.step)] = number
+    except tf.errors.DataLossError:  # The last record of a file being written.
+      continue
+  return {tag: (sorted(by_step), [by_step[s] for s in sorted(by_step)])
+          for tag, by_step in series.items()}
+
+
+def running_mean(values, window):
+  """The mean of each value with up to `window - 1` values before it."""
+  values = np.asarray(values, np.float64)
+  sums = np.cumsum(np.concatenate([[0.0], values]))
+  ends = np.arange(1, len(values) + 1)
+  starts = np.maximum(ends - window, 0)
+  return (sums[ends] - sums[starts]) / (ends - starts)
+
+
+def write_curves(output_dir, title=None):
+  """Draws the run's curves into `<output_dir>/curves.png` (written atomically); returns
+  its path, or None when the run has no summaries yet."""
+  train = read_scalars(os.path.join(output_dir, "train"))
+  dev = read_scalars(os.path.join(output_dir, "eval"))
+  if not train and not dev:
+    return None
+  import matplotlib
+  matplotlib.use("Agg")
+  from matplotlib import pyplot
+
+  figure, axes = pyplot.subplots(2, 2, figsize=(11, 7), constrained_layout=True)
+  loss, metric, rate, speed = axes.flat
+  if "loss" in train:
+    steps, values = train["loss"]
+    loss.plot(steps, values, color="#9ecae1", linewidth=0.6, label="train (step)")
+    loss.plot(steps, running_mean(values, MEAN_WINDOW), color="#08519c",
+              label=f"train ({MEAN_WINDOW}-step mean)")
+  if "loss" in dev:
+    loss.plot(*dev["loss"], "o-", color="#d94801", label="dev")
+  _panel(loss, "loss (label-smoothed cross-entropy per token)", legend=True)
+
+  name = next((m for m in DECODING_METRICS if m in dev), None)
+  if name:
+    metric.plot(*dev[name], "o-", color="#238b45")
+    for step, value in zip(*dev[name]):
+      metric.annotate(f"{value:.1f}", (step, value), textcoords="offset points",
+                      xytext=(0, 5), ha="center", fontsize=7)
+  _panel(metric, f"dev {name.upper()} (greedy decoding)" if name else "dev decoding: none")
+
+  for panel, tag, label, colour in ((rate, "learning_rate", "learning rate", "#6a51a3"),
+                                    (speed, "tokens_per_second",
+                                     "training target tokens/s (mean since the start)",
+                                     "#525252")):
+    if tag in train:
+      panel.plot(*train[tag], color=colour)
+    _panel(panel, label)
+  figure.suptitle(title or _run_title(output_dir))
+  path = os.path.join(output_dir, CURVES_NAME)
+  with atomic_write_path(path) as partial:
+    figure.savefig(partial, format="png", dpi=100)
+  pyplot.close(figure)
+  return path
+
+
+def _run_title(output_dir):
+  """"<run directory>: <problem>, <hparams set>" from the run's run.json, when it has one."""
+  title = os.path.basename(os.path.abspath(output_dir))
+  try:
+    with open(os.path.join(output_dir, "run.json"), encoding="utf-8") as f:
+      flags = json.load(f).get("flags", {})
+  except (OSError, ValueError):
+    return title
+  names = [flags[k] for k in ("problem", "hparams_set") if flags.get(k)]
+  return f"{title}: {', '.join(names)}" if names else title
+
+
+def _panel(axis, title, legend=False):
+  axis.set_title(title, fontsize=10)
+  axis.set_xlabel("step")
+  axis.grid(alpha=0.3)
+  if legend and axis.get_legend_handles_labels()[0]:
+    axis.legend(fontsize=8)

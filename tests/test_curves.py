@@ -1,0 +1,54 @@
+"""A run's curves.png: read back from its summaries, drawn at every evaluation."""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from t2t_lite.training.curves import read_scalars, running_mean, write_curves
+
+
+def write_summaries(directory, tag, values_by_step):
+  writer = tf.summary.create_file_writer(str(directory))
+  with writer.as_default():
+    for step, value in values_by_step:
+      tf.summary.scalar(tag, value, step=step)
+  writer.close()
+
+
+def test_scalars_come_back_by_step_and_a_resumed_step_keeps_its_last_value(tmp_path):
+  write_summaries(tmp_path / "train", "loss", [(1, 5.0), (2, 4.0), (3, 3.5)])
+  # A resumed run (a new event file) writes step 3 again, then goes on.
+  write_summaries(tmp_path / "train", "loss", [(3, 3.0), (4, 2.5)])
+  steps, values = read_scalars(str(tmp_path / "train"))["loss"]
+  assert steps == [1, 2, 3, 4]
+  np.testing.assert_allclose(values, [5.0, 4.0, 3.0, 2.5])
+  assert read_scalars(str(tmp_path / "absent")) == {}
+
+
+def test_running_mean_averages_up_to_the_window():
+  np.testing.assert_allclose(running_mean([2.0, 4.0, 6.0, 8.0], 2), [2.0, 3.0, 5.0, 7.0])
+  np.testing.assert_allclose(running_mean([1.0, 2.0, 3.0], 10), [1.0, 1.5, 2.0])
+
+
+def test_the_picture_is_written_only_when_there_is_something_to_draw(tmp_path):
+  assert write_curves(str(tmp_path)) is None
+  write_summaries(tmp_path / "train", "loss", [(s, 8.0 / s) for s in range(1, 60)])
+  write_summaries(tmp_path / "train", "learning_rate", [(s, 1e-3) for s in range(1, 60)])
+  write_summaries(tmp_path / "eval", "loss", [(0, 8.3), (50, 3.1)])
+  write_summaries(tmp_path / "eval", "bleu", [(0, 0.0), (50, 12.5)])
+  path = write_curves(str(tmp_path))
+  assert path == os.path.join(str(tmp_path), "curves.png")
+  image = tf.io.decode_png(open(path, "rb").read())
+  assert image.shape[0] > 400 and image.shape[1] > 600
+  assert [name for name in os.listdir(tmp_path) if "curves" in name] == ["curves.png"]
+
+
+def test_training_draws_the_curves_at_each_evaluation(trained_run):
+  _, output_dir, _ = trained_run
+  path = os.path.join(output_dir, "curves.png")
+  assert os.path.getsize(path) > 10_000
+  # The last drawing came after the last evaluation's summaries were written.
+  events = [os.path.join(output_dir, "eval", name)
+            for name in os.listdir(os.path.join(output_dir, "eval"))]
+  assert os.path.getmtime(path) >= max(os.path.getmtime(e) for e in events)
