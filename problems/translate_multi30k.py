@@ -57,25 +57,16 @@ class Multi30kTranslation(TextPairProblem):
                                    split_file(sources.tmp_dir, split, self.target_language))
 
 
-@PROBLEMS.register
-class TranslateEndeMulti30k(Multi30kTranslation):
-  """Multi30k English -> German (test_2016_flickr: published scores around 38-42 BLEU)."""
-  source_language, target_language = "en", "de"
+def _language_pair(source, target, summary):
+  """The registered Multi30k problem `source` -> `target`, named as tensor2tensor names
+  its translation problems (`translate_ende_multi30k`)."""
+  name = f"Translate{(source + target).title()}Multi30k"
+  return PROBLEMS.register(type(name, (Multi30kTranslation,), {
+      "__doc__": summary, "__module__": __name__,
+      "source_language": source, "target_language": target}))
 
 
-@PROBLEMS.register
-class TranslateDeenMulti30k(Multi30kTranslation):
-  """Multi30k German -> English."""
-  source_language, target_language = "de", "en"
-
-
-@PROBLEMS.register
-class TranslateEnfrMulti30k(Multi30kTranslation):
-  """Multi30k English -> French (test_2016_flickr: published scores around 58-62 BLEU)."""
-  source_language, target_language = "en", "fr"
-
-
-@PROBLEMS.register
-class TranslateFrenMulti30k(Multi30kTranslation):
-  """Multi30k French -> English."""
-  source_language, target_language = "fr", "en"
+TranslateEndeMulti30k = _language_pair("en", "de", "Multi30k English -> German.")
+TranslateDeenMulti30k = _language_pair("de", "en", "Multi30k German -> English.")
+TranslateEnfrMulti30k = _language_pair("en", "fr", "Multi30k English -> French.")
+TranslateFrenMulti30k = _language_pair("fr", "en", "Multi30k French -> English.")

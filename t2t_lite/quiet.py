@@ -3,7 +3,8 @@
 Loading TensorFlow on a machine without a GPU prints C++ lines before its logging is
 set up (CUDA stubs, a failed cuInit, CPU-feature notes) that TF_CPP_MIN_LOG_LEVEL does
 not reach; SentencePiece logs a note when a tokenizer loads; each checkpoint save logs a
-sharding timing. Those lines are dropped; every other line, warnings and errors
+sharding timing; decoding's one trace per bucket width draws a retracing warning. Those
+lines are dropped; every other line, warnings and errors
 included, still shows.
 """
 
@@ -30,7 +31,11 @@ START_UP_CHATTER = re.compile("|".join([
     r"normalizer\.cc.*precompiled_charsmap is empty",
 ]))
 
-RUNTIME_CHATTER = ("Sharding callback duration",)
+RUNTIME_CHATTER = re.compile("|".join([
+    r"^Sharding callback duration",
+    # Decoding traces once per bucket width, by design (t2t_lite.decoding.translate).
+    r"calls to <bound method Translator\._decode_replicas .* triggered tf\.function retracing",
+]))
 
 
 @contextlib.contextmanager
@@ -68,10 +73,11 @@ def import_tensorflow():
 class _RuntimeChatterFilter(logging.Filter):
 
   def filter(self, record):
-    return not str(record.msg).startswith(RUNTIME_CHATTER)
+    return not RUNTIME_CHATTER.search(record.getMessage())
 
 
 def _hide_runtime_chatter():
-  logger = logging.getLogger("absl")
-  if not any(isinstance(f, _RuntimeChatterFilter) for f in logger.filters):
-    logger.addFilter(_RuntimeChatterFilter())
+  for name in ("absl", "tensorflow"):
+    logger = logging.getLogger(name)
+    if not any(isinstance(f, _RuntimeChatterFilter) for f in logger.filters):
+      logger.addFilter(_RuntimeChatterFilter())

@@ -1,5 +1,6 @@
 """Commands show a newcomer no start-up chatter, and every real warning still."""
 
+import logging
 import os
 
 import pytest
@@ -28,6 +29,32 @@ def test_chatter_is_dropped_and_every_other_line_kept(capfd):
       os.write(2, (line + "\n").encode())
     os.write(2, b"W1122 12:00:00.000000 1 trainer.py:1] a real warning\n")
   assert capfd.readouterr().err == "W1122 12:00:00.000000 1 trainer.py:1] a real warning\n"
+
+
+def test_runtime_chatter_is_dropped_and_other_warnings_kept():
+  quiet.import_tensorflow()
+  records = []
+
+  class Keep(logging.Handler):
+    def emit(self, record):
+      records.append(record.getMessage())
+
+  for name in ("tensorflow", "absl"):
+    logger = logging.getLogger(name)
+    handler = Keep()
+    logger.addHandler(handler)
+    try:
+      logger.warning("Sharding callback duration: 12")
+      logger.warning("%d out of the last %d calls to %s triggered tf.function retracing. "
+                     "Tracing is expensive", 5, 10, "<bound method Translator._decode_replicas "
+                     "of <t2t_lite.decoding.translate.Translator object at 0x7f>>")
+      logger.warning("%d out of the last %d calls to %s triggered tf.function retracing.", 5,
+                     10, "<function user_function at 0x7f>")
+      logger.warning("a real warning")
+    finally:
+      logger.removeHandler(handler)
+  assert records == ["5 out of the last 10 calls to <function user_function at 0x7f> "
+                     "triggered tf.function retracing.", "a real warning"] * 2
 
 
 @pytest.mark.slow
