@@ -12,7 +12,8 @@
   timing.py               interleaved medians, matmul peaks, resident memory
   report.py               tables, the machine, docs/benchmarks.md
   gpu/                    `python -m bench.gpu`: on a GPU under Keras's JAX backend (no
-                          TensorFlow), training and decoding against PyTorch; the GPU section
+                          TensorFlow), training and decoding against PyTorch; writes the GPU
+                          section of docs/benchmarks.md
 """
 
 import os

@@ -16,6 +16,7 @@ import time
 
 from bench import report
 from bench.gpu import document as gpu_document
+from t2t_lite.atomic_files import write_text_atomic
 
 # (program, heading); each takes --json (and --repeats when it times repetitions).
 PROGRAMS = [
@@ -91,8 +92,9 @@ def main():
       f" {' '.join(sys.argv[1:])}" if sys.argv[1:] else "")
   os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
   gpu_body = gpu_document.current_body(args.output)  # Written by `python -m bench.gpu`.
-  report.write_markdown(args.output, sections, command, seconds)
-  gpu_document.write_section(args.output, gpu_body or gpu_document.PLACEHOLDER)
+  text = report.markdown_document(sections, command, seconds)
+  write_text_atomic(args.output, gpu_document.replace_section(
+      text, gpu_body or gpu_document.PLACEHOLDER))
   print(f"\nwrote {args.output} ({seconds / 60:.1f} minutes)")
 
 

@@ -108,11 +108,9 @@ def _version(distribution):
     return "not installed"
 
 
-def write_markdown(path, sections, command, seconds):
-  """docs/benchmarks.md: the machine, how to reproduce, then each section's tables.
-
-  sections: [(heading, intro text, [Table])].
-  """
+def markdown_document(sections, command, seconds):
+  """The text of docs/benchmarks.md: the machine, how to reproduce, then each section's
+  tables. sections: [(heading, intro text, [Table])]."""
   lines = ["# Benchmarks", "",
            "Every number below comes from one run of the benchmark programs in `bench/`;",
            "each implementation is timed in the same process as its peers, in turn,",
@@ -128,5 +126,4 @@ def write_markdown(path, sections, command, seconds):
       lines += [intro, ""]
     for table in tables:
       lines += [table.markdown(), ""]
-  with open(path, "w", encoding="utf-8") as f:
-    f.write("\n".join(lines))
+  return "\n".join(lines)

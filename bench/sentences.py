@@ -12,7 +12,8 @@ import numpy as np
 import sentencepiece as spm
 
 from bench import configs
-from t2t_lite.data.vocabulary import EOS_ID, train_sentencepiece
+from t2t_lite.constants import EOS_ID
+from t2t_lite.data.vocabulary import train_sentencepiece
 
 
 def check_data():

@@ -25,7 +25,6 @@ flags.DEFINE_bool("summary", False, "Build the model, print each part's paramete
 
 
 def main(argv):
-  from t2t_lite.training.trainer import train
   command_line.reject_positional(argv)
   if FLAGS.registry_help:
     print(registry.registry_help())
@@ -37,6 +36,7 @@ def main(argv):
     return 0
   command_line.require("to train (see t2t-trainer --helpfull)", "problem", "data_dir", "output_dir")
   config = command_line.config_from_flags(TrainConfig, flags=common.flags_used())
+  from t2t_lite.training.trainer import train  # Heavy: only when training.
   train(registry.PROBLEMS[FLAGS.problem](), hparams, config, FLAGS.data_dir)
   return 0
 

@@ -8,14 +8,14 @@
 #
 # MULTI30K: a folder with the unpacked raw files (train.en, val.de, ...); default: the
 # shared data folder beside the project. Without the files there, t2t-datagen downloads
-# them into it. TRAIN_STEPS (default 1600: about 2 hours on 2 CPU cores) and
-# SECONDS_LIMIT are read from the environment.
+# them into it. TRAIN_STEPS (default 1000: about 2 hours on 2 CPU cores) is read from the
+# environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIR=${1:-ende}
 ROOT=${2:-runs/multi30k}
 MULTI30K=${MULTI30K:-../shared/data/multi30k}
-TRAIN_STEPS=${TRAIN_STEPS:-1600}
+TRAIN_STEPS=${TRAIN_STEPS:-1000}
 SOURCE=${PAIR:0:2}
 TARGET=${PAIR:2:2}
 PROBLEM=translate_${PAIR}_multi30k
@@ -34,8 +34,8 @@ $BIN/t2t-trainer --problem="$PROBLEM" --hparams_set=transformer_small_multi30k \
   --decode_hparams=beam_size=1 --save_checkpoints_steps=100 --save_checkpoints_secs=0 \
   --keep_checkpoint_max=20
 
-# The last 8 checkpoints (800 steps) averaged.
-$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=8
+# The last 5 checkpoints (500 steps) averaged.
+$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=5
 
 mkdir -p "$OUT"
 for SPLIT in val test_2016_flickr; do

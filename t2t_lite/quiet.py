@@ -4,8 +4,7 @@ Loading TensorFlow on a machine without a GPU prints C++ lines before its loggin
 set up (CUDA stubs, a failed cuInit, CPU-feature notes) that TF_CPP_MIN_LOG_LEVEL does
 not reach; SentencePiece logs a note when a tokenizer loads; each checkpoint save logs a
 sharding timing; decoding's one trace per bucket width draws a retracing warning. Those
-lines are dropped; every other line, warnings and errors
-included, still shows.
+lines are dropped; every other line, warnings and errors included, still shows.
 """
 
 import contextlib

@@ -35,3 +35,5 @@ def test_gpu_peaks_of_known_gpus_and_none_for_others():
   assert cost.gpu_peak_flops("NVIDIA H100 PCIe") == 756e12  # Not the SXM part's peak.
   assert cost.gpu_peak_flops("NVIDIA A100-SXM4-80GB") == 312e12
   assert cost.gpu_peak_flops("NVIDIA RTX PRO 6000") is None
+  assert cost.gpu_peak_flops("NVIDIA L40S") is None and cost.gpu_peak_flops("NVIDIA A10G") is None
+  assert cost.gpu_peak_flops("NVIDIA L4") == 121e12

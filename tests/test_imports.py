@@ -12,7 +12,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Folder -> the package it installs as (setup.py).
 FOLDERS = {"t2t_lite": "t2t_lite", "problems": "t2t_lite.problems",
            "hparams": "t2t_lite.hparams_sets", "bin": "t2t_lite.bin"}
-FORBIDDEN = [("t2t_lite.decoding", "t2t_lite.training"), ("t2t_lite.data", "t2t_lite.metrics")]
+FORBIDDEN = [("t2t_lite.decoding", "t2t_lite.training"), ("t2t_lite.data", "t2t_lite.metrics"),
+             ("t2t_lite.decoding", "t2t_lite.run"), ("t2t_lite.run", "t2t_lite.training")]
 
 
 def module_files():

@@ -26,6 +26,7 @@ import time
 
 from bench import peers, report
 from bench.gpu import document, machine, rows, settings, tables, use_jax_backend
+from t2t_lite.atomic_files import write_text_atomic
 
 
 def jobs(plan, parts):
@@ -172,8 +173,7 @@ def main(argv=None):
                      f"{os.environ.get('KERAS_BACKEND')!r}")
   run = load_runs(args.from_json.split(",")) if args.from_json else measure(args, argv)
   if args.json and not args.from_json:
-    with open(args.json, "w", encoding="utf-8") as f:
-      json.dump(run, f)
+    write_text_atomic(args.json, json.dumps(run))
   plan = settings.Plan.from_dict(run["plan"])
   machine_result, built = build_tables(plan, run["rows"], run["isolated"])
   if "machine" not in machine_result:

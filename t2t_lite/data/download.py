@@ -61,7 +61,7 @@ def download(url, path, *, progress=True):
         atomic_write_path(path) as partial, open(partial, "wb") as out:
       total = int(response.headers.get("Content-Length") or 0)
       done = 0
-      for chunk in iter(lambda: response.read(CHUNK_BYTES), b""):
+      for chunk in iter(lambda: _read(response, url, todo), b""):
         out.write(chunk)
         done += len(chunk)
         of_total = f" of {total / 1e6:.1f} MB" if total else " MB"
@@ -71,11 +71,19 @@ def download(url, path, *, progress=True):
   except urllib.error.HTTPError as error:
     raise UserError(f"downloading {url} failed: HTTP {error.code} {error.reason}; "
                     f"{todo}") from None
-  except (urllib.error.URLError, OSError) as error:
-    reason = getattr(error, "reason", None) or error
-    raise UserError(f"downloading {url} failed ({reason}); {todo}") from None
+  except urllib.error.URLError as error:
+    raise UserError(f"downloading {url} failed ({error.reason}); {todo}") from None
+  # Other OSErrors are this machine's (a full disk, no permission): file_errors words them.
   finally:
     line.close()
+
+
+def _read(response, url, todo):
+  """The next chunk of a download; a connection lost midway is the network's fault."""
+  try:
+    return response.read(CHUNK_BYTES)
+  except OSError as error:
+    raise UserError(f"downloading {url} failed midway ({error}); {todo}") from None
 
 
 def _gunzip(archive, path):

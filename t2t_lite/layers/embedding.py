@@ -5,7 +5,7 @@ import math
 import keras
 from keras import ops
 
-from t2t_lite.layers.attention_bias import PAD_ID
+from t2t_lite.constants import PAD_ID
 
 
 class TokenEmbedding(keras.layers.Layer):

@@ -6,6 +6,8 @@
     <output_dir>/run.json         problem, model, vocabulary sizes and files, flags used
     <output_dir>/vocab.*.model    copies of the problem's vocabulary
     <output_dir>/ckpt-N.*         checkpoints (see `t2t_lite.run.checkpoints`)
+    <output_dir>/train/, eval/    TensorBoard summaries of training and of evaluations
+    <output_dir>/curves.png       their picture, redrawn at every evaluation
 
 The decoder and exporter read these (through `t2t_lite.run.Run`), so a user
 never repeats training flags.

@@ -8,6 +8,7 @@ softmax and the optimizer are not counted: this is model-FLOPs utilisation.
 
 import json
 import os
+import re
 import time
 
 import numpy as np
@@ -24,9 +25,10 @@ GPU_PEAK_FLOPS = (
 
 
 def gpu_peak_flops(device_name):
-  """Dense bfloat16 FLOP/s of the named GPU, or None when it is not in the table."""
+  """Dense bfloat16 FLOP/s of the named GPU, or None when it is not in the table. A key
+  matches whole words only: "L4" is not an L40, "A10" not an A10G."""
   for key, peak in GPU_PEAK_FLOPS:
-    if key.lower() in device_name.lower():
+    if re.search(rf"(?<![A-Za-z0-9]){re.escape(key)}(?![A-Za-z0-9])", device_name, re.I):
       return peak
   return None
 

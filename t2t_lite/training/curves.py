@@ -2,9 +2,10 @@
 
 Four panels against the step: training loss (per step, and its 50-step mean)
 with the dev loss, the dev decoding metric (BLEU, or F1 for parsing), the
-learning rate, and training tokens per second. They are read back from the
-run's own summaries (`train/` and `eval/` event files), so the picture of a
-resumed run shows its whole history, and any run can be drawn afterwards:
+learning rate, and training tokens per second. `Curves` reads the run's own
+summaries (`train/` and `eval/` event files) once, so the picture of a resumed
+run shows its whole history, then keeps what training adds in memory; any run
+can also be drawn afterwards:
 
     from t2t_lite.training.curves import write_curves
     write_curves("runs/multi30k")          # -> runs/multi30k/curves.png
@@ -52,19 +53,46 @@ def running_mean(values, window):
   return (sums[ends] - sums[starts]) / (ends - starts)
 
 
-def write_curves(output_dir, title=None):
-  """Draws the run's curves into `<output_dir>/curves.png` (written atomically); returns
-  its path, or None when the run has no summaries yet."""
-  train = read_scalars(os.path.join(output_dir, "train"))
-  dev = read_scalars(os.path.join(output_dir, "eval"))
-  if not train and not dev:
-    return None
-  import matplotlib
-  matplotlib.use("Agg")
-  from matplotlib import pyplot
+class Curves:
+  """A run's scalars by split ("train", "eval"), tag and step: read from its summaries
+  once, then extended by `add` as training writes new ones."""
 
-  figure, axes = pyplot.subplots(2, 2, figsize=(11, 7), constrained_layout=True)
-  loss, metric, rate, speed = axes.flat
+  def __init__(self, output_dir):
+    self.output_dir = output_dir
+    self.series = {split: {tag: dict(zip(steps, values)) for tag, (steps, values) in
+                           read_scalars(os.path.join(output_dir, split)).items()}
+                   for split in ("train", "eval")}
+
+  def add(self, split, step, values):
+    """values: {tag: number} of `split` at `step`."""
+    for tag, value in values.items():
+      self.series[split].setdefault(tag, {})[int(step)] = float(value)
+
+  def draw(self, title=None):
+    """Draws `<output_dir>/curves.png` (written atomically); returns its path, or None
+    when there is nothing to draw yet."""
+    train, dev = ({tag: (sorted(by_step), [by_step[s] for s in sorted(by_step)])
+                   for tag, by_step in self.series[split].items()} for split in ("train", "eval"))
+    if not train and not dev:
+      return None
+    figure = _figure(train, dev, title or _run_title(self.output_dir))
+    path = os.path.join(self.output_dir, CURVES_NAME)
+    with atomic_write_path(path) as partial:
+      figure.savefig(partial, format="png", dpi=100)
+    return path
+
+
+def write_curves(output_dir, title=None):
+  """Draws a run's curves from its summaries into `<output_dir>/curves.png`; returns its
+  path, or None when the run has no summaries yet."""
+  return Curves(output_dir).draw(title)
+
+
+def _figure(train, dev, title):
+  """The four panels; train and dev: {tag: ([steps], [values])}."""
+  from matplotlib.figure import Figure
+  figure = Figure(figsize=(11, 7), layout="constrained")
+  loss, metric, rate, speed = figure.subplots(2, 2).flat
   if "loss" in train:
     steps, values = train["loss"]
     loss.plot(steps, values, color="#9ecae1", linewidth=0.6, label="train (step)")
@@ -89,12 +117,8 @@ def write_curves(output_dir, title=None):
     if tag in train:
       panel.plot(*train[tag], color=colour)
     _panel(panel, label)
-  figure.suptitle(title or _run_title(output_dir))
-  path = os.path.join(output_dir, CURVES_NAME)
-  with atomic_write_path(path) as partial:
-    figure.savefig(partial, format="png", dpi=100)
-  pyplot.close(figure)
-  return path
+  figure.suptitle(title)
+  return figure
 
 
 def _run_title(output_dir):

@@ -15,7 +15,7 @@ from absl import logging
 import keras
 import tensorflow as tf
 
-from t2t_lite.layers.attention_bias import PAD_ID
+from t2t_lite.constants import PAD_ID
 from t2t_lite.losses import smoothed_cross_entropy
 
 # What a step reports, summed over replicas and micro-batches.

@@ -26,7 +26,7 @@ from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.strategy import device_names, is_chief, make_strategy, uses_gpu
 from t2t_lite.training import cost
 from t2t_lite.training.checkpoints import Checkpoints
-from t2t_lite.training.curves import write_curves
+from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.progress import Progress
@@ -179,6 +179,7 @@ class _Loop:
         os.path.join(config.output_dir, "train")) if chief else tf.summary.create_noop_writer()
     self.eval_writer = tf.summary.create_file_writer(
         os.path.join(config.output_dir, "eval")) if chief else tf.summary.create_noop_writer()
+    self.curves = Curves(config.output_dir) if chief else None  # curves.png's history.
 
   def step(self):
     return int(self.optimizer.iterations.numpy())
@@ -232,25 +233,38 @@ class _Loop:
 
   def _write_train_summaries(self, step, stats, learning_rate, tokens_per_second):
     tokens = max(stats["tokens"], 1.0)
-    with self.train_writer.as_default(step=step):
-      tf.summary.scalar("loss", stats["loss_sum"] / tokens)
-      tf.summary.scalar("accuracy", stats["correct"] / tokens)
-      tf.summary.scalar("perplexity", perplexity(stats["nll_sum"] / tokens))
-      tf.summary.scalar("learning_rate", learning_rate)
-      tf.summary.scalar("tokens_per_second", tokens_per_second)
+    self._record("train", self.train_writer, step, {
+        "loss": stats["loss_sum"] / tokens, "accuracy": stats["correct"] / tokens,
+        "perplexity": perplexity(stats["nll_sum"] / tokens), "learning_rate": learning_rate,
+        "tokens_per_second": tokens_per_second})
 
   def _evaluate(self, step, progress):
     results = self.evaluator.evaluate()
-    with self.eval_writer.as_default(step=step):
-      for name in ("loss", "accuracy", "perplexity"):
-        tf.summary.scalar(name, results[name])
-      if "decoded" in results:
-        tf.summary.scalar(results["decoded"][0], results["decoded"][1])
+    values = {name: results[name] for name in ("loss", "accuracy", "perplexity")}
+    if "decoded" in results:
+      values[results["decoded"][0]] = results["decoded"][1]
+    self._record("eval", self.eval_writer, step, values)
     progress.message(eval_line(step, results))
-    if is_chief(self.strategy):
-      self.train_writer.flush()
-      self.eval_writer.flush()
-      write_curves(self.config.output_dir)
+    self._draw_curves()
     return results
+
+  def _record(self, split, writer, step, values):
+    """Writes {tag: number} as summaries of `split` at `step`, and keeps them for curves.png."""
+    with writer.as_default(step=step):
+      for tag, value in values.items():
+        tf.summary.scalar(tag, value)
+    if self.curves:
+      self.curves.add(split, step, values)
+
+  def _draw_curves(self):
+    """curves.png; a picture that cannot be drawn is a warning, never a stopped run."""
+    if not self.curves:
+      return
+    try:
+      self.curves.draw()
+    except Exception as error:  # Any drawing or file error: training goes on.
+      logging.warning("could not draw %s: %s: %s",
+                      os.path.join(self.config.output_dir, "curves.png"),
+                      type(error).__name__, error)
 
 

@@ -18,8 +18,6 @@ DPI = 100
 def heatmap_figure(weights, rows, columns, *, title, row_axis, column_axis):
   """[len(rows), len(columns)] weights in [0, 1] -> a matplotlib Figure: the map with the
   row tokens at its left, the column tokens above it, the axes' names and the title."""
-  import matplotlib
-  matplotlib.use("Agg")
   from matplotlib.figure import Figure
   weights = np.clip(np.asarray(weights, np.float32), 0.0, 1.0)                 # [r, c]
   if weights.shape != (len(rows), len(columns)):
