@@ -65,6 +65,17 @@ def assert_quiet(stderr):
     assert sign not in stderr, stderr[-2000:]
 
 
+def one_line_error(call):
+  """The message of the UserError `call()` raises, checked to be one line."""
+  import pytest
+  from t2t_lite.errors import UserError
+  with pytest.raises(UserError) as caught:
+    call()
+  message = str(caught.value)
+  assert "\n" not in message
+  return message
+
+
 def error_line(stderr):
   """A command's own error line: the last line of its stderr."""
   return stderr.strip().splitlines()[-1]

@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
+from commands import one_line_error
 from t2t_lite.data.problem import DecodeDefaults, Sources
-from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
 from t2t_lite.problems import translate_multi30k
 from t2t_lite.registry import PROBLEMS
@@ -109,14 +109,6 @@ def test_missing_files_are_downloaded_checked_and_unpacked(sliced, file_server, 
   for name in ("val.en.gz", "val.de.gz"):
     os.remove(served / name)
   assert list(problem.text_pairs("dev", Sources(tmp_dir=str(tmp_dir)))) == pairs
-
-
-def one_line_error(call):
-  with pytest.raises(UserError) as caught:
-    call()
-  message = str(caught.value)
-  assert "\n" not in message
-  return message
 
 
 def test_a_missing_remote_file_is_a_one_line_error(sliced, file_server, tmp_path, monkeypatch):

@@ -5,23 +5,16 @@ import os
 import time
 
 import pytest
+
+from commands import one_line_error
 import tensorflow_datasets as tfds
 
 from t2t_lite.data.problem import DecodeDefaults, Sources
-from t2t_lite.errors import UserError
 from t2t_lite.problems import translate_wmt14
 from t2t_lite.problems.translate_wmt14 import TranslateEndeWmt32k, TranslateEnfrWmt32k
 from t2t_lite.registry import PROBLEMS
 
 Builder = tfds.core.DatasetBuilder
-
-
-def one_line_error(call):
-  with pytest.raises(UserError) as caught:
-    call()
-  message = str(caught.value)
-  assert "\n" not in message
-  return message
 
 
 def test_registered_names_aliases_and_paper_settings():

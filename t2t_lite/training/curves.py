@@ -13,12 +13,13 @@ can also be drawn afterwards:
 
 import collections
 import glob
-import json
 import os
 
 import numpy as np
 
 from t2t_lite.atomic_files import atomic_write_path
+from t2t_lite.errors import UserError
+from t2t_lite.run.description import read_description
 
 CURVES_NAME = "curves.png"
 MEAN_WINDOW = 50          # Steps in the training loss's running mean.
@@ -125,9 +126,8 @@ def _run_title(output_dir):
   """"<run directory>: <problem>, <hparams set>" from the run's run.json, when it has one."""
   title = os.path.basename(os.path.abspath(output_dir))
   try:
-    with open(os.path.join(output_dir, "run.json"), encoding="utf-8") as f:
-      flags = json.load(f).get("flags", {})
-  except (OSError, ValueError):
+    flags = read_description(output_dir).flags
+  except UserError:  # Not (yet) a described run: its folder's name alone.
     return title
   names = [flags[k] for k in ("problem", "hparams_set") if flags.get(k)]
   return f"{title}: {', '.join(names)}" if names else title
