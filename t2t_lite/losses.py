@@ -20,9 +20,14 @@ def smoothed_cross_entropy(targets, logits, label_smoothing):
   vocab_size = ops.shape(logits)[-1]
   confidence = 1.0 - label_smoothing
   low_confidence = label_smoothing / (vocab_size - 1)
-  log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)       # [b, t, v]
-  true_log_prob = ops.take_along_axis(log_probs, ops.expand_dims(targets, -1), axis=-1)[..., 0]
-  other_log_probs = ops.sum(log_probs, axis=-1) - true_log_prob          # [b, t]
+  # log p = logit - log Z: only [b, t] reductions of the logits, never a second
+  # [b, t, vocab] float32 tensor of log-probabilities.
+  logits = ops.cast(logits, "float32")                                    # [b, t, v]
+  log_z = ops.logsumexp(logits, axis=-1)                                  # [b, t]
+  true_logit = ops.take_along_axis(logits, ops.expand_dims(targets, -1), axis=-1)[..., 0]
+  true_log_prob = true_logit - log_z                                      # [b, t]
+  all_log_probs = ops.sum(logits, axis=-1) - ops.cast(vocab_size, "float32") * log_z
+  other_log_probs = all_log_probs - true_log_prob                         # [b, t]
   cross_entropy = -(confidence * true_log_prob + low_confidence * other_log_probs)
   min_cross_entropy = -(_x_log_x(confidence) + (vocab_size - 1) * _x_log_x(low_confidence))
   not_padding = ops.cast(ops.not_equal(targets, PAD_ID), "float32")

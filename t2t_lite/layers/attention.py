@@ -3,6 +3,9 @@
 import keras
 from keras import ops
 
+# The backends whose keras.ops.dot_product_attention `attend` uses (see `_fused_context`).
+FUSED_BACKENDS = ("jax",)
+
 
 class MultiHeadAttention(keras.layers.Layer):
   """Attention with separate total key and value depths (paper Table 3 rows A and B).
@@ -65,11 +68,40 @@ class MultiHeadAttention(keras.layers.Layer):
     """Attends from `query_input` [batch, queries, d_model] to projected keys and values.
 
     `bias` broadcasts to [batch, heads, queries, keys]. Returns [batch, queries, d_model].
+    On a `FUSED_BACKENDS` backend, without dropout on the weights and with d_k == d_v,
+    through keras.ops.dot_product_attention (`_fused_context`); else `_explicit_context`.
     """
+    if (keras.backend.backend() in FUSED_BACKENDS and self.key_depth == self.value_depth
+        and not (training and self.dropout.rate > 0)):   # as keras.layers.Dropout decides
+      context = self._fused_context(query_input, keys, values, bias)
+    else:
+      context = self._explicit_context(query_input, keys, values, bias, training)
+    return self.output_dense(context)                                    # [b, t, d_model]
+
+  def _explicit_context(self, query_input, keys, values, bias, training):
+    """The weights (float32 softmax), dropout on them, the values they average: [b, t, h, d_v]."""
     weights = self.attention_probabilities(query_input, keys, bias)      # [b, h, t, s]
     weights = self.dropout(ops.cast(weights, self.compute_dtype), training=training)
-    context = ops.einsum("bhts,bshv->bthv", weights, values)             # [b, t, h, d_v]
-    return self.output_dense(context)                                    # [b, t, d_model]
+    return ops.einsum("bhts,bshv->bthv", weights, values)                # [b, t, h, d_v]
+
+  def _fused_context(self, query_input, keys, values, bias):
+    """`_explicit_context` without dropout, for d_k == d_v (jax.nn's need): [b, t, h, d_v].
+
+    Keras 3.15's dot_product_attention (keras/src/backend/{jax,tensorflow}/nn.py):
+      JAX: jax.nn.dot_product_attention, "cudnn" (flash attention) for float16/bfloat16 on an
+        Ampere or later GPU, else "xla"; both softmax in float32, as `_explicit_context`
+        does. cuDNN needs the bias's last two dims whole, else Keras quietly takes "xla":
+        the bias is broadcast, heads too ([b, h, t, s] and [1, h, t, s] are the shapes
+        JAX's cuDNN tests use). On a TPU Keras's flash path drops the bias (`_flash_attention`).
+      TensorFlow: no fused kernel; the same einsums and float32 softmax (the same numbers up
+        to round-off) but, forward and backward on CPU, ~40% slower: not used there.
+    """
+    queries = self.query_dense(query_input)                              # [b, t, h, d_k]
+    shape = (ops.shape(bias)[0], self.num_heads, ops.shape(queries)[1], ops.shape(keys)[1])
+    bias = ops.broadcast_to(ops.cast(bias, self.compute_dtype), shape)   # [b or 1, h, t, s]
+    return ops.dot_product_attention(queries, keys, values, bias=bias,
+                                     scale=self.key_depth ** -0.5,
+                                     flash_attention=_flash_attention())  # [b, t, h, d_v]
 
   def call(self, query_input, memory, bias, training=None):
     """Full attention: queries [batch, t, d_model] over memory [batch, s, d_model]."""
@@ -109,3 +141,13 @@ class MultiHeadAttention(keras.layers.Layer):
                                      ops.cast(new_value, cached_values.dtype))
     output = self.attend_cached(query_input, cached_keys, cached_values, bias)
     return output, cached_keys, cached_values
+
+
+def _flash_attention():
+  """dot_product_attention's `flash_attention`: None (Keras picks) except on a TPU, where
+  Keras 3.15's flash path (the splash kernel) ignores `bias` and masks causally: False."""
+  if keras.backend.backend() == "jax":
+    import jax
+    if jax.devices()[0].platform == "tpu":
+      return False
+  return None
