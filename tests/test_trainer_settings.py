@@ -5,21 +5,24 @@ import re
 import numpy as np
 import pytest
 
+import keras
+
 import t2t_lite.hparams_sets  # noqa: F401  (registers the sets)
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
 from t2t_lite.summary import format_summary
-from trainer_runs import run_trainer, run_trainer_process
+from trainer_runs import run_trainer
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("precision", ["bfloat16", "float16"])
 def test_mixed_precision_trains(small_translation_data, tmp_path, precision):
   _, data_dir = small_translation_data
-  result = run_trainer_process(data_dir, str(tmp_path / "run"), "--train_steps=40",
+  result = run_trainer(data_dir, str(tmp_path / "run"), "--train_steps=40",
                        "--local_eval_frequency=40", "--eval_steps=0",
                        "--eval_decode_sentences=4", f"--mixed_precision={precision}")
   assert result.returncode == 0, result.stderr[-3000:]
+  assert keras.mixed_precision.dtype_policy().name == "float32"  # The process's, restored.
   losses = [float(x) for x in re.findall(r"eval at step \d+: loss ([0-9.]+)", result.stderr)]
   # The baseline and step 40, once each (float16 skips overflowing steps, not evaluations).
   assert len(losses) == 2 and losses[1] < losses[0] - 0.5, result.stderr[-2000:]

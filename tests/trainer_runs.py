@@ -1,6 +1,6 @@
 """Running t2t-trainer as a user does, on the small real-data fixture."""
 
-from commands import call, command_path, run_command
+from commands import call, command_path
 
 SMALL_RUN = ("--hparams_set=transformer_test_small",
              "--hparams=batch_size=1024,max_length=96,learning_rate_warmup_steps=60,"
@@ -20,9 +20,3 @@ def trainer_command(data_dir, output_dir, *flags):
 def run_trainer(data_dir, output_dir, *flags):
   """t2t-trainer in this process -> CompletedProcess."""
   return call("t2t-trainer", *trainer_args(data_dir, output_dir, *flags))
-
-
-def run_trainer_process(data_dir, output_dir, *flags):
-  """t2t-trainer as a process of its own, for settings that are global to a process
-  (mixed precision's dtype policy) -> CompletedProcess."""
-  return run_command("t2t-trainer", *trainer_args(data_dir, output_dir, *flags))

@@ -10,6 +10,7 @@ function of the step (as in tensor2tensor and the paper: 8 GPUs x ~3,125 target
 tokens ~ 25,000 tokens per step).
 """
 
+import contextlib
 import math
 import os
 import signal
@@ -54,12 +55,28 @@ class StopRequested:
 
 
 def train(problem, hparams, config, data_dir):
-  """Trains (and/or evaluates) `problem` with `hparams`; resumes from config.output_dir."""
+  """Trains (and/or evaluates) `problem` with `hparams`; resumes from config.output_dir.
+  Keras's global dtype policy is config.mixed_precision's while it runs, as before after."""
   _check_output_dir(config)
   if config.random_seed is not None:
     keras.utils.set_random_seed(config.random_seed)
-  if config.mixed_precision:
-    keras.mixed_precision.set_dtype_policy(f"mixed_{config.mixed_precision}")
+  with _dtype_policy(config.mixed_precision):
+    return _train(problem, hparams, config, data_dir)
+
+
+@contextlib.contextmanager
+def _dtype_policy(mixed_precision):
+  """Keras's global dtype policy "mixed_<mixed_precision>" inside (unchanged if None)."""
+  previous = keras.mixed_precision.dtype_policy()
+  if mixed_precision:
+    keras.mixed_precision.set_dtype_policy(f"mixed_{mixed_precision}")
+  try:
+    yield
+  finally:
+    keras.mixed_precision.set_dtype_policy(previous)
+
+
+def _train(problem, hparams, config, data_dir):
   strategy = make_strategy(config.worker_gpu)
   replicas = strategy.num_replicas_in_sync
   jit_compile = uses_gpu(strategy) if config.xla is None else config.xla
