@@ -56,7 +56,10 @@ class StopRequested:
 
 def train(problem, hparams, config, data_dir):
   """Trains (and/or evaluates) `problem` with `hparams`; resumes from config.output_dir.
-  Keras's global dtype policy is config.mixed_precision's while it runs, as before after."""
+
+  With config.mixed_precision set, Keras's global dtype policy is "mixed_<that>" while it
+  runs; afterwards it is what it was before (models built later are unaffected).
+  """
   _check_output_dir(config)
   if config.random_seed is not None:
     keras.utils.set_random_seed(config.random_seed)
@@ -77,6 +80,7 @@ def _dtype_policy(mixed_precision):
 
 
 def _train(problem, hparams, config, data_dir):
+  """`train` under its dtype policy."""
   strategy = make_strategy(config.worker_gpu)
   replicas = strategy.num_replicas_in_sync
   jit_compile = uses_gpu(strategy) if config.xla is None else config.xla
