@@ -57,6 +57,8 @@ class HParams:
   # Data.
   batch_size: int = 4096                # Tokens per replica per step (source or target).
   max_length: int = 256                 # Longest example in tokens; also learned-positions size.
+  min_length_bucket: int = 8            # The shortest length bucket's boundary.
+  length_bucket_step: float = 1.1       # Each bucket boundary over the one before (at least +1).
 
   def __post_init__(self):
     for name, allowed in CHOICES.items():
@@ -67,13 +69,16 @@ class HParams:
       raise UserError(f"hparams learning_rate_schedule={self.learning_rate_schedule!r} must "
                       f"be factors joined by '*', each one of {', '.join(SCHEDULE_FACTORS)}")
     for name in ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
-                 "batch_size", "max_length"):
+                 "batch_size", "max_length", "min_length_bucket"):
       if getattr(self, name) <= 0:
         raise UserError(f"hparams {name}={getattr(self, name)} must be positive")
     for name in ("attention_key_channels", "attention_value_channels"):
       channels = getattr(self, name) or self.hidden_size
       if channels % self.num_heads:
         raise UserError(f"hparams {name}={channels} must be divisible by num_heads={self.num_heads}")
+    if self.length_bucket_step <= 1.0:
+      raise UserError(f"hparams length_bucket_step={self.length_bucket_step} must be above 1 "
+                      f"(tensor2tensor's default is 1.1)")
     for name in ("layer_prepostprocess_dropout", "attention_dropout", "relu_dropout",
                  "label_smoothing"):
       if not 0.0 <= getattr(self, name) < 1.0:

@@ -55,11 +55,12 @@ def split(tmp_path_factory):
   return make_split(tmp_path_factory.mktemp("records"))
 
 
-def batches(info, training, batch_size=256, **kwargs):
+def batches(info, training, batch_size=256, length_bucket_step=1.1, **kwargs):
   options = dict(shuffle=training, deterministic=True, num_shards=1, shard_index=0, seed=None,
                  repeat=False)
   options.update(kwargs)
-  hparams = HParams(batch_size=batch_size, max_length=MAX_LENGTH)
+  hparams = HParams(batch_size=batch_size, max_length=MAX_LENGTH,
+                    length_bucket_step=length_bucket_step)
   return [{k: v.numpy() for k, v in batch.items()}
           for batch in pipeline.make_dataset(info, hparams, training=training, **options)]
 
@@ -143,12 +144,18 @@ def test_invalid_sharding_is_a_user_error(split):
     batches(split, training=False, num_shards=2, shard_index=2)
 
 
-def test_padding_to_bucket_boundaries_gives_few_shapes(split):
-  boundaries = batching.bucket_boundaries(MAX_LENGTH) + [MAX_LENGTH + 1]
+@pytest.mark.parametrize("step", [1.1, 1.5])  # tensor2tensor's default; fewer XLA compiles.
+def test_padding_to_bucket_boundaries_gives_few_shapes(split, step):
+  boundaries = batching.bucket_boundaries(MAX_LENGTH, batching.MIN_BOUNDARY, step)
+  lengths = {boundary - 1 for boundary in boundaries} | {MAX_LENGTH}
   shapes = set()
-  for batch in batches(split, training=True, pad_to_bucket_boundary=True):
+  for batch in batches(split, training=True, pad_to_bucket_boundary=True,
+                       length_bucket_step=step):
     assert batch["inputs"].shape[1] == batch["targets"].shape[1]
-    assert batch["inputs"].shape[1] + 1 in [batching.MIN_BOUNDARY] + boundaries
+    assert batch["inputs"].shape[1] in lengths
     shapes.add(batch["inputs"].shape)
     assert batch["inputs"].size <= 256
-  assert len({s[1] for s in shapes}) <= len(boundaries) + 1
+  # One shape per bucket; the last batch of a bucket (the data ran out) may be smaller.
+  assert len({shape[1] for shape in shapes}) <= len(lengths)
+  assert len(shapes) <= 2 * len(lengths)
+  assert len(lengths) == {1.1: 27, 1.5: 7}[step]

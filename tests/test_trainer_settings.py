@@ -11,7 +11,7 @@ import t2t_lite.hparams_sets  # noqa: F401  (registers the sets)
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
 from t2t_lite.summary import format_summary
-from trainer_runs import run_trainer
+from trainer_runs import SMALL_RUN, run_trainer
 
 
 @pytest.mark.slow
@@ -36,6 +36,17 @@ def test_the_base_set_starts_training(small_translation_data, tmp_path):
                        "--schedule=train")
   assert result.returncode == 0, result.stderr[-3000:]
   assert "step 2/2" in result.stderr and "training cost:" in result.stderr
+
+
+@pytest.mark.slow
+def test_xla_training_pads_batches_to_their_buckets(small_translation_data, tmp_path):
+  """XLA compiles the step once per batch shape: batches padded to 5 bucket lengths."""
+  _, data_dir = small_translation_data
+  result = run_trainer(data_dir, str(tmp_path / "run"), "--xla", "--train_steps=6",
+                       "--schedule=train", SMALL_RUN[1] + ",length_bucket_step=2.0")
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert "XLA on" in result.stderr and "compiles at most 5 times" in result.stderr
+  assert "going on without XLA" not in result.stderr and "step 6/6" in result.stderr
 
 
 @pytest.mark.slow

@@ -33,17 +33,19 @@ def example_length(example):
   return tf.maximum(tf.shape(example["inputs"])[0], tf.shape(example["targets"])[0])
 
 
-def batch_by_tokens(dataset, batch_size, max_length, *, pad_to_bucket_boundary=False):
+def batch_by_tokens(dataset, batch_size, max_length, *, min_boundary=MIN_BOUNDARY,
+                    boundary_step=BOUNDARY_STEP, pad_to_bucket_boundary=False):
   """Groups examples into 0-padded batches of at most about `batch_size` tokens.
 
   dataset: examples {"inputs": [s] int32, "targets": [t] int32}, none longer
     than `max_length` (filter them first).
+  min_boundary, boundary_step: the buckets (see `bucket_boundaries`).
   pad_to_bucket_boundary: pad every batch of a bucket to the same length (the
     bucket's largest, max_length for the last) on both sides, so that batch
     shapes come from a small fixed set (XLA compiles each shape once).
   Returns batches {"inputs": [batch, s] int32, "targets": [batch, t] int32}.
   """
-  boundaries = bucket_boundaries(max_length)
+  boundaries = bucket_boundaries(max_length, min_boundary, boundary_step)
   batch_sizes = bucket_batch_sizes(boundaries, batch_size, max_length)
   if pad_to_bucket_boundary:
     # The last bucket's examples, up to max_length, pad to boundary - 1.

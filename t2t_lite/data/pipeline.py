@@ -48,6 +48,8 @@ def make_dataset(info, hparams, *, training, shuffle, deterministic, num_shards,
   if repeat:
     examples = examples.repeat()
   batches = batching.batch_by_tokens(examples, hparams.batch_size, max_length,
+                                     min_boundary=hparams.min_length_bucket,
+                                     boundary_step=hparams.length_bucket_step,
                                      pad_to_bucket_boundary=pad_to_bucket_boundary)
   if shuffle:
     batches = batches.shuffle(SHUFFLE_BATCHES, seed=seed, reshuffle_each_iteration=True)

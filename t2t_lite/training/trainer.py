@@ -20,6 +20,7 @@ from absl import logging
 import keras
 import tensorflow as tf
 
+from t2t_lite.data.batching import bucket_boundaries
 from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer
 from t2t_lite.run import Run
@@ -97,11 +98,13 @@ def _train(problem, hparams, config, data_dir):
       optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
     optimizer.build(model.trainable_variables)
 
+  if jit_compile:
+    _log_bucket_shapes(hparams)
   train_iterator = iter(strategy.distribute_datasets_from_function(
       lambda context: problem.dataset(
           "train", data_dir, hparams, training=True, deterministic=config.random_seed is not None,
           seed=config.random_seed, num_shards=context.num_input_pipelines,
-          shard_index=context.input_pipeline_id)))
+          shard_index=context.input_pipeline_id, pad_to_bucket_boundary=jit_compile)))
   checkpoints = Checkpoints(strategy, config.output_dir, config.keep_checkpoint_max,
                             config.save_checkpoints_steps, config.save_checkpoints_secs,
                             model=model, optimizer=optimizer, train_iterator=train_iterator)
@@ -125,6 +128,16 @@ def _train(problem, hparams, config, data_dir):
   loop = _Loop(config, run, optimizer, train_step, checkpoints,
                evaluator if config.schedule == "train_and_evaluate" else None)
   return loop.run(train_iterator, resumed)
+
+
+def _log_bucket_shapes(hparams):
+  """XLA compiles the step once per batch shape: with batches padded to their length
+  bucket's boundary, once per bucket."""
+  buckets = len(bucket_boundaries(hparams.max_length, hparams.min_length_bucket,
+                                  hparams.length_bucket_step)) + 1
+  logging.info("XLA: training batches are padded to their length bucket's boundary, so the "
+               "step compiles at most %d times (once per bucket, as the buckets first occur); "
+               "fewer buckets: --hparams=length_bucket_step=1.5", buckets)
 
 
 def _dev_decoding(run, data_dir, config):
