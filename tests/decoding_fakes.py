@@ -152,9 +152,23 @@ def teacher_forced_log_prob(model, inputs, sequence, added_logits=0.0):
 
   added_logits: broadcasts to [t, vocab], added to the model's logits first.
   """
+  return teacher_forced_log_probs(model, np.asarray(inputs)[None], [sequence],
+                                  added_logits)[0]
+
+
+def teacher_forced_log_probs(model, inputs, sequences, added_logits=0.0):
+  """[n] log P(sequences[i] | inputs[i]) from one teacher-forced pass over all n pairs:
+  inputs [n, s], sequences n lists of ids. Each sequence is padded with 0 to the longest:
+  the decoder is causal, so positions after a sequence's end change none of its terms.
+
+  added_logits: broadcasts to [n, t, vocab], added to the model's logits first.
+  """
   import keras
-  logits = model({"inputs": np.asarray(inputs)[None], "targets": np.asarray(sequence)[None]},
-                 training=False)                                     # [1, t, vocab]
-  logits = np.asarray(logits)[0] + added_logits                      # [t, vocab]
-  log_probs = np.asarray(keras.ops.log_softmax(logits, axis=-1))     # [t, vocab]
-  return float(log_probs[np.arange(len(sequence)), sequence].sum())
+  length = max(len(sequence) for sequence in sequences)
+  targets = np.array([list(sequence) + [0] * (length - len(sequence))
+                      for sequence in sequences])                       # [n, t]
+  logits = model({"inputs": np.asarray(inputs), "targets": targets}, training=False)
+  logits = np.asarray(logits) + added_logits                            # [n, t, vocab]
+  log_probs = np.asarray(keras.ops.log_softmax(logits, axis=-1))        # [n, t, vocab]
+  return [float(log_probs[i, np.arange(len(sequence)), sequence].sum())
+          for i, sequence in enumerate(sequences)]

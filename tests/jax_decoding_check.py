@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import jax  # noqa: E402
 import keras  # noqa: E402
 
-from decoding_fakes import backend_cases, run, teacher_forced_log_prob  # noqa: E402
+from decoding_fakes import backend_cases, run, teacher_forced_log_probs  # noqa: E402
 from model_fixtures import random_batch, small_model  # noqa: E402
 from t2t_lite.decoding import beam_search, greedy  # noqa: E402
 from t2t_lite.decoding.lengths import EOS_ID  # noqa: E402
@@ -47,12 +47,15 @@ eager_ids, eager_scores = (np.asarray(t) for t in decode(inputs))
 ids, scores = (np.asarray(t) for t in jax.jit(decode)(inputs))
 np.testing.assert_array_equal(ids, eager_ids)
 np.testing.assert_allclose(scores, eager_scores, atol=1e-5)
+# Each hypothesis's raw log-prob, undoing the length penalty, against one teacher-forced
+# pass over all of them (one pass: on JAX every new shape compiles anew).
+sentences, raw_scores = [], []
 for example in range(ids.shape[0]):
   for k in range(ids.shape[1]):
     hypothesis = list(ids[example, k])
-    sentence = hypothesis[:hypothesis.index(EOS_ID) + 1]
-    raw = scores[example, k] * ((5.0 + len(sentence)) / 6.0) ** 0.6
-    np.testing.assert_allclose(raw, teacher_forced_log_prob(model, inputs[example], sentence),
-                               atol=1e-4)
+    sentences.append(hypothesis[:hypothesis.index(EOS_ID) + 1])
+    raw_scores.append(scores[example, k] * ((5.0 + len(sentences[-1])) / 6.0) ** 0.6)
+forced = teacher_forced_log_probs(model, np.repeat(inputs, ids.shape[1], axis=0), sentences)
+np.testing.assert_allclose(raw_scores, forced, atol=1e-4)
 
 print(json.dumps(results))

@@ -56,6 +56,9 @@ def test_registry_help_lists_everything_registered():
      "t2t-trainer: error: --summary needs --vocab_size=N or --problem with --data_dir"),
     (["--hparams_set=transformer_base", "--vocab_size=10", "--summary", "--t2t_usr_dir=/nope"],
      "t2t-trainer: error: --t2t_usr_dir /nope: no such directory"),
+    (["--hparams_set=transformer_tiny", "--problem=translate_ende_wmt32k", "--data_dir=/nope",
+      "--output_dir=/nope", "--local_eval_frequency=0"],
+     "t2t-trainer: error: --local_eval_frequency=0: it must be >= 1 (--schedule=train"),
 ])
 def test_user_errors_are_one_line(args, message):
   code, _, err = run("t2t-trainer", *args)

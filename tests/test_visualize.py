@@ -16,7 +16,7 @@ from t2t_lite.data.vocabulary import Vocabulary
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias
 from t2t_lite.layers.encoder import apply_final_norm
 from t2t_lite.models.transformer import shift_right
-from t2t_lite.visualization.heatmap import heatmap_figure, heatmap_png
+from t2t_lite.visualization.heatmap import heatmap_figure, heatmap_png, heatmap_pngs
 
 KINDS = ("encoder", "decoder", "memory")
 
@@ -119,6 +119,22 @@ def test_heatmap_has_its_tokens_on_the_axes_and_a_title():
   assert tf.io.decode_png(png).shape[-1] in (3, 4)
   with pytest.raises(ValueError, match="3 column tokens"):
     heatmap_figure(weights.T, rows, columns, title="t", row_axis="r", column_axis="c")
+
+
+def test_a_series_of_maps_draws_what_each_map_alone_draws():
+  """heatmap_pngs lays the figure out once for all its maps: each PNG is pixel for pixel
+  the one a figure of its own gives."""
+  rows = columns = ["▁Die", "▁Sitzung", "</s>"]
+  grids = np.random.default_rng(0).random((3, 3, 3), dtype=np.float32)  # [maps, r, c]
+  titles = ["Encoder self-attention, layer 0, head 0", "Encoder self-attention, layer 0, head 1",
+            "Encoder self-attention, layer 0, mean of heads"]
+  series = list(heatmap_pngs(zip(titles, grids), rows, columns, row_axis="queries",
+                             column_axis="keys"))
+  assert len(series) == 3
+  for title, grid, png in zip(titles, grids, series):
+    alone = heatmap_png(grid, rows, columns, title=title, row_axis="queries", column_axis="keys")
+    np.testing.assert_array_equal(tf.io.decode_png(png).numpy(),
+                                  tf.io.decode_png(alone).numpy())
 
 
 def visualize(*flags):

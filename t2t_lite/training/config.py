@@ -53,5 +53,16 @@ class TrainConfig:
 
   def __post_init__(self):
     check_choices(self)
-    if self.train_steps < 0 or self.gradient_accumulation_steps < 1:
-      raise UserError("--train_steps must be >= 0 and --gradient_accumulation_steps >= 1")
+    for name, smallest in SMALLEST_VALUES.items():
+      value = getattr(self, name)
+      if value is not None and value < smallest:
+        raise UserError(f"--{name}={value}: it must be >= {smallest}" + (
+            " (--schedule=train trains without evaluating)"
+            if name == "local_eval_frequency" else ""))
+
+
+# The least value each counting setting takes (0 means "off" or "all" where its help says).
+SMALLEST_VALUES = {
+    "train_steps": 0, "eval_steps": 0, "local_eval_frequency": 1, "keep_checkpoint_max": 1,
+    "save_checkpoints_steps": 0, "save_checkpoints_secs": 0, "worker_gpu": 0,
+    "gradient_accumulation_steps": 1, "eval_decode_sentences": 0}

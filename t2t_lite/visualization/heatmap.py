@@ -13,13 +13,14 @@ CMAP = "Blues"
 INCHES_PER_TOKEN = 0.22   # Room for one tick label of 9-point text.
 SMALLEST_INCHES = 3.0
 DPI = 100
+TITLE_FONT_SIZE = 11
 
 
 def heatmap_figure(weights, rows, columns, *, title, row_axis, column_axis):
   """[len(rows), len(columns)] weights in [0, 1] -> a matplotlib Figure: the map with the
   row tokens at its left, the column tokens above it, the axes' names and the title."""
   from matplotlib.figure import Figure
-  weights = np.clip(np.asarray(weights, np.float32), 0.0, 1.0)                 # [r, c]
+  weights = _clipped(weights)                                                  # [r, c]
   if weights.shape != (len(rows), len(columns)):
     raise ValueError(f"weights of shape {weights.shape} for {len(rows)} row and "
                      f"{len(columns)} column tokens")
@@ -35,15 +36,39 @@ def heatmap_figure(weights, rows, columns, *, title, row_axis, column_axis):
   axis.xaxis.set_label_position("top")
   axis.set_xlabel(column_axis)
   axis.set_ylabel(row_axis)
-  axis.set_title(title, fontsize=11)
+  axis.set_title(title, fontsize=TITLE_FONT_SIZE)
   figure.colorbar(image, ax=axis, shrink=0.6, label="attention weight")
   return figure
 
 
 def heatmap_png(weights, rows, columns, *, title, row_axis, column_axis):
   """The bytes of a PNG of `heatmap_figure` (same arguments)."""
-  figure = heatmap_figure(weights, rows, columns, title=title, row_axis=row_axis,
-                          column_axis=column_axis)
-  buffer = io.BytesIO()
-  figure.savefig(buffer, format="png")
-  return buffer.getvalue()
+  return next(heatmap_pngs([(title, weights)], rows, columns, row_axis=row_axis,
+                           column_axis=column_axis))
+
+
+def heatmap_pngs(titled_weights, rows, columns, *, row_axis, column_axis):
+  """(title, [len(rows), len(columns)] weights) pairs that share their tokens -> the PNG
+  bytes of each one's `heatmap_figure`, in order.
+
+  The figure is built and laid out once, with the longest title in place, then redrawn
+  with each map's weights and title: a map costs one draw, not a figure and a layout pass
+  (measuring every tick label), which is most of the time of a fresh figure.
+  """
+  titled_weights = list(titled_weights)
+  longest = max((title for title, _ in titled_weights), key=len)
+  figure = heatmap_figure(titled_weights[0][1], rows, columns, title=longest,
+                          row_axis=row_axis, column_axis=column_axis)
+  figure.draw_without_rendering()    # Runs the constrained layout ...
+  figure.set_layout_engine("none")   # ... and keeps its positions for every map.
+  axis = figure.axes[0]
+  for title, weights in titled_weights:
+    axis.images[0].set_data(_clipped(weights))
+    axis.set_title(title, fontsize=TITLE_FONT_SIZE)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    yield buffer.getvalue()
+
+
+def _clipped(weights):
+  return np.clip(np.asarray(weights, np.float32), 0.0, 1.0)

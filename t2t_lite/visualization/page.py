@@ -16,7 +16,7 @@ import os
 
 from t2t_lite.atomic_files import write_bytes_atomic, write_text_atomic
 from t2t_lite.visualization.attention_maps import KINDS
-from t2t_lite.visualization.heatmap import heatmap_png
+from t2t_lite.visualization.heatmap import heatmap_pngs
 
 THUMBNAIL_PIXELS = 160
 MEAN = "mean"
@@ -47,16 +47,19 @@ def write_visualization(maps, directory):
   for kind in KINDS:
     weights = maps.weights[kind.name]                       # [layers, heads, q, k]
     rows, columns = maps.labels(kind)
-    for layer in range(maps.num_layers):
-      for head in list(range(maps.num_heads)) + [MEAN]:
-        grid = weights[layer].mean(axis=0) if head == MEAN else weights[layer, head]  # [q, k]
-        name = map_name(kind, layer, head)
-        png = heatmap_png(grid, rows, columns, title=_map_title(kind, layer, head),
-                          row_axis=AXES[kind.rows], column_axis=AXES[kind.columns])
-        write_bytes_atomic(os.path.join(directory, name + ".png"), png)
-        write_text_atomic(os.path.join(directory, name + ".html"),
-                          _map_page(kind, layer, head, maps.num_heads, rows, columns))
-        written += [name + ".png", name + ".html"]
+    layer_heads = [(layer, head) for layer in range(maps.num_layers)
+                   for head in list(range(maps.num_heads)) + [MEAN]]
+    grids = ((_map_title(kind, layer, head),
+              weights[layer].mean(axis=0) if head == MEAN else weights[layer, head])  # [q, k]
+             for layer, head in layer_heads)
+    pngs = heatmap_pngs(grids, rows, columns, row_axis=AXES[kind.rows],
+                        column_axis=AXES[kind.columns])
+    for (layer, head), png in zip(layer_heads, pngs):
+      name = map_name(kind, layer, head)
+      write_bytes_atomic(os.path.join(directory, name + ".png"), png)
+      write_text_atomic(os.path.join(directory, name + ".html"),
+                        _map_page(kind, layer, head, maps.num_heads, rows, columns))
+      written += [name + ".png", name + ".html"]
   write_text_atomic(os.path.join(directory, "index.html"), _index_page(maps))
   return written
 
