@@ -19,6 +19,7 @@ hypotheses per line; write_scores=True follows each with a tab and its score.
 import sys
 
 from absl import flags
+from absl import logging
 
 from t2t_lite.bin import common
 
@@ -60,6 +61,9 @@ def main(argv):
     outputs = score_lines(translator, lines)
   else:
     outputs = translator.translate(lines)
+    if translator.problem.repairs_outputs:
+      logging.info("%d of %d decoded lines were malformed and repaired", translator.repaired,
+                   translator.decoded)
   text = "".join(line + "\n" for line in outputs)
   if FLAGS.decode_to_file:
     write_text_atomic(FLAGS.decode_to_file, text)

@@ -28,7 +28,8 @@ import os
 import re
 
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
-from t2t_lite.data.trees import PLACEHOLDER_TAG, delinearize, linearize, normalize, read_mrg_file
+from t2t_lite.data.trees import (PLACEHOLDER_TAG, delinearize, is_well_formed, linearize,
+                                  normalize, read_mrg_file)
 from t2t_lite.errors import UserError
 from t2t_lite.registry import PROBLEMS
 
@@ -137,6 +138,7 @@ class ParsingEnglishPtb16k(TextPairProblem):
   user_defined_symbols = target_symbols()
   # Paper: beam 21, alpha 0.3, max output length input + 300.
   decode_defaults = DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300)
+  repairs_outputs = True   # Unbalanced output becomes a tree (`delinearize`).
 
   def text_pairs(self, split, sources):
     """Yields (words, linearised tree) for each tree of the split's files."""
@@ -162,6 +164,10 @@ class ParsingEnglishPtb16k(TextPairProblem):
   def decoded_text(self, source_text, decoded_text):
     """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""
     return self.tree_string(source_text, decoded_text, punctuation_tags(source_text.split()))
+
+  def needs_repair(self, source_text, decoded_text):
+    """Whether the decoded target is no well-formed tree over the source words."""
+    return not is_well_formed(source_text.split(), decoded_tokens(decoded_text))
 
   def decoding_metric(self, sources, outputs, references):
     """("bracket_f1", F1 in percent) of decoded trees against the reference trees, by the

@@ -2,13 +2,19 @@
 decoded output back to trees (also when the output is malformed)."""
 
 import os
+import types
 
 import pytest
 import sentencepiece as spm
+import tensorflow as tf
 
+from model_fixtures import small_model
+from t2t_lite.constants import EOS_ID
 from t2t_lite.data.problem import DecodeDefaults, Drop, Sources
 from t2t_lite.data.trees import linearize, normalize, read_mrg_file
 from t2t_lite.data.vocabulary import train_sentencepiece
+from t2t_lite.decoding.decode_hparams import DecodeHParams
+from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
 from t2t_lite.problems.parsing_ptb import (ParsingEnglishPtb16k, decoded_tokens, find_mrg_files,
                                            split_files, wsj_section)
@@ -140,6 +146,51 @@ def test_malformed_output_still_gives_a_tree_with_every_word_once():
         source.split())
   assert PROBLEM.tree_string(source, "(S (NP XX XX )NP (VP XX (PP XX (NP XX XX") == (
       "(S (NP (XX The) (XX cat)) (VP (XX sat) (PP (XX on) (NP (XX the) (XX mat)))) (XX .))")
+
+
+def test_only_malformed_output_needs_repair():
+  source = "The cat sat ."
+  well_formed = "(S (NP XX XX )NP (VP XX )VP XX )S"
+  assert not PROBLEM.needs_repair(source, well_formed)
+  assert not PROBLEM.needs_repair(source, "(S(NPXXXX)NP(VPXX)VPXX)S")  # Glued, still whole.
+  for malformed in ["(S (NP XX XX )NP (VP XX",                 # Cut off.
+                    "(S (NP XX XX )VP (VP XX )VP XX )S",       # A closer names another label.
+                    "(S (NP XX XX )NP )S (VP XX XX )VP",       # Two roots.
+                    "(S (NP XX XX )NP (VP XX )VP )S",          # A word short.
+                    "(S (NP XX XX )NP (VP XX XX )VP XX )S",    # A word too many.
+                    "(S (NP )NP XX XX XX XX )S",               # An empty constituent.
+                    "XX XX XX XX", ""]:
+    assert PROBLEM.needs_repair(source, malformed), malformed
+    repaired = PROBLEM.decoded_text(source, malformed)   # A tree all the same: "." tagged.
+    assert repaired.count("(XX ") == 3 and repaired.count("(. .)") == 1, repaired
+
+
+class FixedOutputVocabulary:
+  """Encodes each word as one id; decodes every hypothesis as the same `output` text."""
+
+  def __init__(self, output):
+    self.output = output
+
+  def encode(self, strings):
+    texts = [text.decode("utf-8") for text in strings.numpy()]
+    return tf.ragged.constant([[2 + len(word) for word in text.split()] + [EOS_ID]
+                               for text in texts], dtype=tf.int32)
+
+  def decode(self, ids):
+    return tf.constant([self.output] * ids.shape[0])
+
+
+@pytest.mark.parametrize("output, repaired", [("(S XX XX )S", 0), ("(S XX XX", 3)])
+def test_the_translator_counts_the_lines_it_repaired(output, repaired):
+  model = small_model()
+  run = types.SimpleNamespace(model=model, hparams=model.hparams, problem=PROBLEM,
+                              input_vocab=FixedOutputVocabulary(output),
+                              target_vocab=FixedOutputVocabulary(output),
+                              strategy=tf.distribute.get_strategy())
+  translator = Translator(run, DecodeHParams(beam_size=1, extra_length=2, batch_size=2))
+  outputs = translator.translate(["Vinken joined", "", "He left", "They did"], progress=False)
+  assert outputs[1] == "" and all(line.startswith("(S (XX ") for line in outputs[::2])
+  assert (translator.decoded, translator.repaired) == (3, repaired)
 
 
 def test_decoded_tokens_split_glued_tokens():

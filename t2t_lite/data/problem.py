@@ -111,6 +111,7 @@ class TextPairProblem:
   splits = ("train", "dev", "test")
   record_shards = {"train": 16, "dev": 1, "test": 1}
   decode_defaults = DecodeDefaults()
+  repairs_outputs = False             # `decoded_text` may repair a malformed output.
 
   @property
   def name(self):
@@ -148,6 +149,13 @@ class TextPairProblem:
     targets are a representation (e.g. linearised trees) to turn back into text."""
     del source_text
     return decoded_text
+
+  def needs_repair(self, source_text, decoded_text):
+    """Whether `decoded_text` has to repair this decoded target (e.g. an unbalanced
+    linearised tree); plain text never needs it. Problems whose `needs_repair` can say
+    yes set `repairs_outputs`, and the decoders report how many outputs they repaired."""
+    del source_text, decoded_text
+    return False
 
   # Data generation.
 

@@ -4,6 +4,7 @@
     tree = normalize(trees[0])                       # (S (NP (NNP Pierre) ...) ...)
     words, tokens = linearize(tree)                  # ["Pierre", ...], ["(S", "(NP", "XX", ...]
     back = delinearize(words, tokens)                # the same brackets, every POS tag `XX`
+    is_well_formed(words, tokens)                    # True: delinearize had nothing to repair
     back.to_string()                                 # "(S (NP (XX Pierre) ...) ...)", EVALB's input
     delinearize(words, tokens, tags=tree.tags())     # with the gold tags, to score against gold
 
@@ -195,6 +196,13 @@ def linearize(tree):
 
   walk(tree)
   return words, tokens
+
+
+def is_well_formed(words, tokens):
+  """Whether `tokens` are a tree over `words` as they stand: `delinearize` repairs nothing
+  (balanced brackets, each closer naming what it closes, one root constituent, one `XX`
+  per word, no empty constituent)."""
+  return linearize(delinearize(words, tokens))[1] == list(tokens)
 
 
 def delinearize(words, tokens, tags=None):

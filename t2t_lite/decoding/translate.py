@@ -45,13 +45,21 @@ class Translator:
     widest = self.input_limit or self.hparams.max_length
     self.boundaries = bucket_boundaries(widest) + [widest]
     # One trace per (batch, width): widths are bucket boundaries, so few (decode_ids
-    # needs static widths, hence no reduce_retracing).
-    self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy))
+    # needs static widths, hence no reduce_retracing). The searches loop with
+    # keras.ops.while_loop: no autograph needed.
+    self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy),
+                               autograph=False)
+    self.repaired = self.decoded = 0  # Of the last `translate` call.
 
   def translate(self, lines, progress=True):
-    """Input lines -> output lines (same count, same order)."""
+    """Input lines -> output lines (same count, same order).
+
+    Sets `repaired`: how many lines' best output the problem had to repair (see
+    `TextPairProblem.needs_repair`), `decoded`: how many lines were decoded.
+    """
     lines = [line.rstrip("\r\n") for line in lines]
     outputs = [""] * len(lines)
+    self.repaired = 0
     todo = [i for i, line in enumerate(lines) if line.strip()]
     ids = self._encode([lines[i] for i in todo], todo)
     order = sorted(range(len(todo)), key=lambda k: len(ids[k]))  # Shortest first.
@@ -66,6 +74,7 @@ class Translator:
           outputs[todo[k]] = self._format(lines[todo[k]], sentence_hypotheses)
         meter.update(len(batch), sum(len(h[0][0]) for h in hypotheses if h))
     meter.finish()
+    self.decoded = len(todo)
     return outputs
 
   def _encode(self, texts, line_indices):
@@ -117,6 +126,8 @@ class Translator:
     texts = self.target_vocab.decode(
         tf.ragged.constant([ids for ids, _ in hypotheses], dtype=tf.int32)).numpy()
     fields = []
+    if self.problem.repairs_outputs:
+      self.repaired += self.problem.needs_repair(source, texts[0].decode("utf-8"))
     for text, (_, score) in zip(texts, hypotheses):
       text = self.problem.decoded_text(source, text.decode("utf-8"))
       fields.append(" ".join(text.splitlines()))  # One output line per input line.

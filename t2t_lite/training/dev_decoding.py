@@ -44,7 +44,9 @@ class DevDecoding:
   def describe(self):
     settings = self.translator.settings
     search = "greedy" if settings.beam_size == 1 else f"beam {settings.beam_size}"
-    return f"{len(self.sources)} dev sentences, {search}"
+    repaired = (f", {self.translator.repaired} repaired" if self.problem.repairs_outputs
+                else "")
+    return f"{len(self.sources)} dev sentences, {search}{repaired}"
 
 
 def _text(vocabulary, ids):

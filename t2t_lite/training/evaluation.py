@@ -19,7 +19,8 @@ class Evaluator:
     self.label_smoothing = label_smoothing
     self.dataset_fn = dataset_fn
     self.eval_steps = eval_steps
-    self._step = tf.function(self._distributed_step, reduce_retracing=True)
+    self._step = tf.function(self._distributed_step, reduce_retracing=True,
+                             autograph=False)  # As the training step's (step.py).
 
   def _distributed_step(self, features):
     def replica_step(features):

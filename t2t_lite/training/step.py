@@ -58,9 +58,11 @@ class TrainStep:
 
   def _compile(self, jit_compile):
     self.jit_compile = jit_compile
+    # autograph=False: nothing traced here branches on a tensor in Python, and converting
+    # the model's code to graph code cost seconds at every start.
     self._gradients = tf.function(self._gradients_and_stats, jit_compile=jit_compile,
-                                  reduce_retracing=True)
-    self._step = tf.function(self._distributed_step)
+                                  reduce_retracing=True, autograph=False)
+    self._step = tf.function(self._distributed_step, autograph=False)
 
   def __call__(self, iterator):
     """Consumes `accumulation_steps` batches per replica; returns summed stats (floats).

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The WSJ-sample parsing run of docs/results.md, through t2t_lite's own commands:
+#   datagen (the sample split by file) -> trainer (greedy dev bracket F1 at every
+#   evaluation, curves.png) -> t2t-avg-all -> t2t-decoder (greedy, and the problem's
+#   preset: beam 21, alpha 0.3, input + 300) -> EVALB (COLLINS.prm) on the test files.
+#
+#   docs/reproduce_parsing.sh [RUN_ROOT]
+#
+# PTB: a directory of Penn Treebank .mrg files; default: the WSJ sample in the shared data
+# folder beside the project. TRAIN_STEPS (default 600) is read from the environment.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=${1:-runs/ptb}
+PTB=${PTB:-../shared/data/ptb_sample/combined}
+TRAIN_STEPS=${TRAIN_STEPS:-600}
+PROBLEM=parsing_english_ptb16k
+DATA=$ROOT/data
+RUN=$ROOT/run
+AVG=$ROOT/avg
+OUT=$ROOT/decoded
+BIN=.venv/bin
+
+# 3,900 trees make too little text for 16k pieces: a 4k vocabulary, brackets atomic.
+[ -f "$DATA/$PROBLEM-test.json" ] || \
+  $BIN/t2t-datagen --problem=$PROBLEM --tmp_dir="$PTB" --data_dir="$DATA" --vocab_size=4000
+
+$BIN/t2t-trainer --problem=$PROBLEM --hparams_set=transformer_parsing_small \
+  --data_dir="$DATA" --output_dir="$RUN" --train_steps="$TRAIN_STEPS" --random_seed=1 \
+  --local_eval_frequency=100 --eval_steps=0 --eval_decode_sentences=1000 \
+  --decode_hparams=beam_size=1 --save_checkpoints_steps=50 --save_checkpoints_secs=0 \
+  --keep_checkpoint_max=20
+
+# The last 5 checkpoints (250 steps) averaged.
+$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=5
+
+mkdir -p "$OUT"
+$BIN/python docs/ptb_split_files.py "$PTB" test "$OUT/test.words" "$OUT/test.gold"
+for MODEL in last avg; do
+  DIR=$RUN; [ "$MODEL" = avg ] && DIR=$AVG
+  for DECODING in greedy preset; do
+    HPARAMS=""; [ "$DECODING" = greedy ] && HPARAMS=beam_size=1
+    NAME=$OUT/test.$MODEL.$DECODING
+    $BIN/t2t-decoder --output_dir="$DIR" --decode_hparams="$HPARAMS" \
+      --decode_from_file="$OUT/test.words" --decode_to_file="$NAME.trees"
+    echo "== test, $MODEL checkpoint, $DECODING decoding"
+    $BIN/python -m t2t_lite.metrics.evalb "$OUT/test.gold" "$NAME.trees" > "$NAME.evalb"
+    grep -E "^(Number of (Valid|Error) sentence|Bracketing (Recall|Precision|FMeasure)) " \
+      "$NAME.evalb" | head -6
+  done
+done
