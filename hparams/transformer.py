@@ -11,7 +11,9 @@ Two families, every name meaning one thing:
     `transformer_parsing_big`, `transformer_small`, `transformer_tiny`,
     `transformer_test`. tensor2tensor's own `transformer_base` and
     `transformer_big` are `transformer_base_v3` and `transformer_big_v3` here.
-`transformer_test_small`, the paper's base shrunk to d_model=32, serves tests.
+`transformer_test_small`, the paper's base shrunk to d_model=32, serves tests;
+`transformer_small_multi30k` and `transformer_parsing_small` are t2t_lite's own, tuned
+for corpora of tens of thousands of pairs or a few thousand trees on a CPU.
 
 Embedding matrices: tensor2tensor's `shared_embedding_and_softmax_weights=True`
 makes the input embedding, the target embedding and the softmax one matrix

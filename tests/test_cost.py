@@ -19,6 +19,21 @@ def test_cpu_peak_is_measured_once_per_machine(tmp_path, monkeypatch):
   assert cost.cpu_peak_flops() == 1.5e11 and len(measurements) == 2
   cache.write_text("not json")
   assert cost.cpu_peak_flops() == 1.5e11 and len(measurements) == 3
+  # A peak cached by another way of measuring (an older version) is measured again.
+  machine = json.loads(cache.read_text())["machine"]
+  assert machine.endswith(" | " + cost.PEAK_MEASUREMENT)
+  old_way = machine[:-len(" | " + cost.PEAK_MEASUREMENT)]
+  cache.write_text(json.dumps({"machine": old_way, "flops": 1.0}))
+  assert cost.cpu_peak_flops() == 1.5e11 and len(measurements) == 4
+
+
+def test_the_measured_peak_is_the_fastest_trial(monkeypatch):
+  """Trials timed at 3, 1 and 2 seconds: the 1-second one sets the peak (a busy machine
+  only ever slows a trial down)."""
+  readings = iter([0.0, 3.0, 10.0, 11.0, 20.0, 22.0])  # Each trial's start and end.
+  monkeypatch.setattr(cost.time, "perf_counter", lambda: next(readings))
+  peak = cost.measured_cpu_peak(size=64, trials=3, products_per_trial=2)
+  assert peak == 2 * 64 ** 3 * 2 / 1.0
 
 
 def test_an_unwritable_cache_still_gives_the_peak(tmp_path, monkeypatch):
