@@ -3,9 +3,11 @@
 import os
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
-from t2t_lite.training.curves import Curves, read_scalars, running_mean, write_curves
+from t2t_lite.training.curves import (Curves, _figure, read_scalars, running_mean,
+                                      write_curves)
 
 
 def write_summaries(directory, tag, values_by_step):
@@ -42,6 +44,15 @@ def test_the_picture_is_written_only_when_there_is_something_to_draw(tmp_path):
   image = tf.io.decode_png(open(path, "rb").read())
   assert image.shape[0] > 400 and image.shape[1] > 600
   assert [name for name in os.listdir(tmp_path) if "curves" in name] == ["curves.png"]
+
+
+@pytest.mark.parametrize("metric, name", [("bleu", "BLEU"), ("bracket_f1", "bracket F1")])
+def test_the_metric_panel_shows_the_problems_decoding_metric(metric, name):
+  """Translation reports BLEU, parsing bracket F1 (`decoding_metric`): either is drawn."""
+  figure = _figure({}, {metric: ([0, 100], [9.6, 13.2])}, "run")
+  panel = figure.axes[1]
+  assert panel.get_title() == f"dev {name} of the decoded sentences"
+  np.testing.assert_array_equal(panel.lines[0].get_ydata(), [9.6, 13.2])
 
 
 def test_training_draws_the_curves_at_each_evaluation(trained_run):

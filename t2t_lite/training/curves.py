@@ -23,7 +23,8 @@ from t2t_lite.run.description import read_description
 
 CURVES_NAME = "curves.png"
 MEAN_WINDOW = 50          # Steps in the training loss's running mean.
-DECODING_METRICS = ("bleu", "f1")
+# The dev decoding metrics a problem reports (`DevDecoding.evaluate`) -> their names.
+DECODING_METRICS = {"bleu": "BLEU", "bracket_f1": "bracket F1"}
 
 
 def read_scalars(event_dir):
@@ -109,7 +110,8 @@ def _figure(train, dev, title):
     for step, value in zip(*dev[name]):
       metric.annotate(f"{value:.1f}", (step, value), textcoords="offset points",
                       xytext=(0, 5), ha="center", fontsize=7)
-  _panel(metric, f"dev {name.upper()} (greedy decoding)" if name else "dev decoding: none")
+  _panel(metric, f"dev {DECODING_METRICS[name]} of the decoded sentences" if name
+         else "dev decoding: none")
 
   for panel, tag, label, colour in ((rate, "learning_rate", "learning rate", "#6a51a3"),
                                     (speed, "tokens_per_second",
