@@ -135,6 +135,9 @@ def test_a_series_of_maps_draws_what_each_map_alone_draws():
     alone = heatmap_png(grid, rows, columns, title=title, row_axis="queries", column_axis="keys")
     np.testing.assert_array_equal(tf.io.decode_png(png).numpy(),
                                   tf.io.decode_png(alone).numpy())
+  with pytest.raises(ValueError, match="weights of shape \\(2, 3\\) for 3 row"):
+    list(heatmap_pngs([("fits", grids[0]), ("a row short", grids[1][:2])], rows, columns,
+                      row_axis="queries", column_axis="keys"))
 
 
 def visualize(*flags):

@@ -20,10 +20,7 @@ def heatmap_figure(weights, rows, columns, *, title, row_axis, column_axis):
   """[len(rows), len(columns)] weights in [0, 1] -> a matplotlib Figure: the map with the
   row tokens at its left, the column tokens above it, the axes' names and the title."""
   from matplotlib.figure import Figure
-  weights = _clipped(weights)                                                  # [r, c]
-  if weights.shape != (len(rows), len(columns)):
-    raise ValueError(f"weights of shape {weights.shape} for {len(rows)} row and "
-                     f"{len(columns)} column tokens")
+  weights = _checked(weights, rows, columns)                                   # [r, c]
   width = max(SMALLEST_INCHES, INCHES_PER_TOKEN * len(columns)) + 2.5  # + labels, colour bar.
   height = max(SMALLEST_INCHES, INCHES_PER_TOKEN * len(rows)) + 2.0
   figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
@@ -63,12 +60,17 @@ def heatmap_pngs(titled_weights, rows, columns, *, row_axis, column_axis):
   figure.set_layout_engine("none")   # ... and keeps its positions for every map.
   axis = figure.axes[0]
   for title, weights in titled_weights:
-    axis.images[0].set_data(_clipped(weights))
+    axis.images[0].set_data(_checked(weights, rows, columns))
     axis.set_title(title, fontsize=TITLE_FONT_SIZE)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     yield buffer.getvalue()
 
 
-def _clipped(weights):
-  return np.clip(np.asarray(weights, np.float32), 0.0, 1.0)
+def _checked(weights, rows, columns):
+  """Weights as float32 in [0, 1]; ValueError unless [len(rows), len(columns)]."""
+  weights = np.clip(np.asarray(weights, np.float32), 0.0, 1.0)
+  if weights.shape != (len(rows), len(columns)):
+    raise ValueError(f"weights of shape {weights.shape} for {len(rows)} row and "
+                     f"{len(columns)} column tokens")
+  return weights
