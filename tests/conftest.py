@@ -88,7 +88,7 @@ def built_once(tmp_path_factory, name, build):
 @pytest.fixture(scope="session")
 def small_translation_data(shared_data, tmp_path_factory):
   """A data_dir of `translate_from_files` made from 1,200 real Europarl pairs (vocab 1,000),
-  with 300 newstest2013 pairs as dev: (problem, data_dir)."""
+  with 100 newstest2013 pairs as dev (each evaluation reads them all): (problem, data_dir)."""
   from problems_for_tests import translate_from_files
   data_dir = built_once(tmp_path_factory, "small_translation",
                         lambda work: _generate_small_translation_data(shared_data, work))
@@ -101,7 +101,7 @@ def _generate_small_translation_data(shared_data, work):
   europarl = os.path.join(shared_data, "europarl", "europarl-v7.de-en.first20k")
   newstest = os.path.join(shared_data, "wmt14", "newstest2013")
   files = {}
-  for split, stem, count in (("train", europarl, 1200), ("dev", newstest, 300)):
+  for split, stem, count in (("train", europarl, 1200), ("dev", newstest, 100)):
     for side, language in (("source", "en"), ("target", "de")):
       with open(f"{stem}.{language}", encoding="utf-8") as f:
         lines = [next(f) for _ in range(count)]

@@ -11,7 +11,8 @@ import t2t_lite.hparams_sets  # noqa: F401  (registers the sets)
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
 from t2t_lite.summary import format_summary
-from trainer_runs import SMALL_RUN, run_trainer
+from t2t_lite.training.trainer import xla_bucket_note
+from trainer_runs import run_trainer
 
 
 @pytest.mark.slow
@@ -40,13 +41,25 @@ def test_the_base_set_starts_training(small_translation_data, tmp_path):
 
 @pytest.mark.slow
 def test_xla_training_pads_batches_to_their_buckets(small_translation_data, tmp_path):
-  """XLA compiles the step once per batch shape: batches padded to 5 bucket lengths."""
+  """XLA compiles the step once per batch shape: batches padded to 3 bucket lengths (8, 16
+  and max_length 32; each compile costs seconds)."""
   _, data_dir = small_translation_data
   result = run_trainer(data_dir, str(tmp_path / "run"), "--xla", "--train_steps=6",
-                       "--schedule=train", SMALL_RUN[1] + ",length_bucket_step=2.0")
+                       "--schedule=train",
+                       "--hparams=batch_size=1024,max_length=32,length_bucket_step=2.0")
   assert result.returncode == 0, result.stderr[-3000:]
-  assert "XLA on" in result.stderr and "compiles at most 5 times" in result.stderr
+  assert "XLA on" in result.stderr and "compiles at most 3 times" in result.stderr
   assert "going on without XLA" not in result.stderr and "step 6/6" in result.stderr
+
+
+def test_the_xla_note_counts_the_buckets_and_names_a_step_that_makes_fewer():
+  base = HPARAMS["transformer_base"]()  # max_length 256, tensor2tensor's step 1.1.
+  assert "compiles at most 42 times" in xla_bucket_note(base)
+  assert xla_bucket_note(base).endswith("--hparams=length_bucket_step=1.65 gives 9")
+  # Buckets 8, 16 and 32 are as few as 32 tokens allow: no step to suggest.
+  short = base.override("max_length=32,length_bucket_step=2.0")
+  assert xla_bucket_note(short).endswith("compiles at most 3 times (once per bucket, as the "
+                                         "buckets first occur)")
 
 
 @pytest.mark.slow

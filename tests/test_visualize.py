@@ -1,6 +1,7 @@
 """Attention weights (`Transformer.attention_weights`) and t2t-visualize."""
 
 import html
+import io
 import json
 import os
 import re
@@ -132,9 +133,12 @@ def test_a_series_of_maps_draws_what_each_map_alone_draws():
                              column_axis="keys"))
   assert len(series) == 3
   for title, grid, png in zip(titles, grids, series):
-    alone = heatmap_png(grid, rows, columns, title=title, row_axis="queries", column_axis="keys")
+    figure = heatmap_figure(grid, rows, columns, title=title, row_axis="queries",
+                            column_axis="keys")
+    alone = io.BytesIO()
+    figure.savefig(alone, format="png")  # Laid out for this map alone.
     np.testing.assert_array_equal(tf.io.decode_png(png).numpy(),
-                                  tf.io.decode_png(alone).numpy())
+                                  tf.io.decode_png(alone.getvalue()).numpy())
   with pytest.raises(ValueError, match="weights of shape \\(2, 3\\) for 3 row"):
     list(heatmap_pngs([("fits", grids[0]), ("a row short", grids[1][:2])], rows, columns,
                       row_axis="queries", column_axis="keys"))

@@ -99,7 +99,7 @@ def _train(problem, hparams, config, data_dir):
     optimizer.build(model.trainable_variables)
 
   if jit_compile:
-    _log_bucket_shapes(hparams)
+    logging.info(xla_bucket_note(hparams))
   train_iterator = iter(strategy.distribute_datasets_from_function(
       lambda context: problem.dataset(
           "train", data_dir, hparams, training=True, deterministic=config.random_seed is not None,
@@ -130,14 +130,18 @@ def _train(problem, hparams, config, data_dir):
   return loop.run(train_iterator, resumed)
 
 
-def _log_bucket_shapes(hparams):
+def xla_bucket_note(hparams):
   """XLA compiles the step once per batch shape: with batches padded to their length
-  bucket's boundary, once per bucket."""
-  buckets = len(bucket_boundaries(hparams.max_length, hparams.min_length_bucket,
-                                  hparams.length_bucket_step)) + 1
-  logging.info("XLA: training batches are padded to their length bucket's boundary, so the "
-               "step compiles at most %d times (once per bucket, as the buckets first occur); "
-               "fewer buckets: --hparams=length_bucket_step=1.5", buckets)
+  bucket's boundary, once per bucket. -> that count, and how a larger bucket step cuts it."""
+  def buckets(step):
+    return len(bucket_boundaries(hparams.max_length, hparams.min_length_bucket, step)) + 1
+  count = buckets(hparams.length_bucket_step)
+  larger_step = round(hparams.length_bucket_step * 1.5, 2)
+  fewer = (f"; fewer buckets: --hparams=length_bucket_step={larger_step} gives "
+           f"{buckets(larger_step)}" if buckets(larger_step) < count else "")
+  return (f"XLA: training batches are padded to their length bucket's boundary, so the step "
+          f"compiles at most {count} times (once per bucket, as the buckets first occur)"
+          f"{fewer}")
 
 
 def _dev_decoding(run, data_dir, config):

@@ -56,8 +56,10 @@ def heatmap_pngs(titled_weights, rows, columns, *, row_axis, column_axis):
   longest = max((title for title, _ in titled_weights), key=len)
   figure = heatmap_figure(titled_weights[0][1], rows, columns, title=longest,
                           row_axis=row_axis, column_axis=column_axis)
-  figure.draw_without_rendering()    # Runs the constrained layout ...
-  figure.set_layout_engine("none")   # ... and keeps its positions for every map.
+  figure.draw_without_rendering()  # Runs the constrained layout ...
+  # ... and drops the engine, keeping its positions for every map: with any engine set
+  # (even "none"'s placeholder), savefig would draw each map twice.
+  figure.set_layout_engine(None)
   axis = figure.axes[0]
   for title, weights in titled_weights:
     axis.images[0].set_data(_checked(weights, rows, columns))
