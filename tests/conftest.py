@@ -21,8 +21,8 @@ import_tensorflow()
 
 
 # Fixtures that train or run commands: a test that uses one is in the full tier
-# (`europarl`: test_datagen's t2t-datagen run).
-SLOW_FIXTURES = {"trained_run", "europarl"}
+# (`europarl`: test_datagen's t2t-datagen run; `jax_checks`: a process on the JAX backend).
+SLOW_FIXTURES = {"trained_run", "europarl", "jax_checks"}
 
 
 def pytest_configure(config):
@@ -83,6 +83,20 @@ def built_once(tmp_path_factory, name, build):
       directory.mkdir()
       result.write_text(json.dumps(build(directory)), encoding="utf-8")
     return json.loads(result.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def jax_checks(tmp_path_factory):
+  """What tests/jax_checks.py (every check on Keras's JAX backend, in one process) printed:
+  {"stdout", "stderr"}; run once per test run, each JAX test reads its own lines."""
+  from commands import environment, run_script
+
+  def check(unused_directory):
+    result = run_script("jax_checks.py", env=environment(KERAS_BACKEND="jax",
+                                                         JAX_PLATFORMS="cpu"))
+    return {"stdout": result.stdout, "stderr": result.stderr}
+
+  return built_once(tmp_path_factory, "jax_checks", check)
 
 
 @pytest.fixture(scope="session")

@@ -133,6 +133,10 @@ def run(search, fake, batch, wrap=None, **kwargs):
   return np.asarray(sequences), np.asarray(scores)
 
 
+# What jax_decoding_check.py prints before its JSON line of backend_cases' results.
+JAX_RESULT_PREFIX = "jax searches: "
+
+
 def backend_cases():
   """{name: (search name, fake, batch, kwargs)}: the runs compared across backends."""
   limits = np.array([2, 5, 4], "int32")

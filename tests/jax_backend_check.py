@@ -1,4 +1,5 @@
 """Run with KERAS_BACKEND=jax: the model works on Keras's JAX backend (the GPU machines' path).
+(jax_checks.py runs it with the other JAX checks.)
 
 Checks cached decoding == teacher forcing, a jitted decoding step, and that a few
 training steps reduce the loss. Exits non-zero on any failure.

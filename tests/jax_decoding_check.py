@@ -1,10 +1,11 @@
 """Run with KERAS_BACKEND=jax: the searches run jitted on Keras's JAX backend.
 
-Prints one JSON line, {case name: {"sequences": ..., "scores": ...}}, for the fake
-step functions of `decoding_fakes.backend_cases()`, which the test compares with
-the TensorFlow backend's results. Also checks on a small real Transformer that
-jitted beam decoding equals eager decoding and that each hypothesis's log-prob
-equals a teacher-forced pass. Exits non-zero on any failure.
+Prints one line, JAX_RESULT_PREFIX and the JSON {case name: {"sequences": ...,
+"scores": ...}}, for the fake step functions of `decoding_fakes.backend_cases()`, which
+the test compares with the TensorFlow backend's results. Also checks on a small real
+Transformer that jitted beam decoding equals eager decoding and that each hypothesis's
+log-prob equals a teacher-forced pass. Exits non-zero on any failure. (jax_checks.py runs
+it with the other JAX checks.)
 """
 
 import json
@@ -18,7 +19,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 import jax  # noqa: E402
 import keras  # noqa: E402
 
-from decoding_fakes import backend_cases, run, teacher_forced_log_probs  # noqa: E402
+from decoding_fakes import (JAX_RESULT_PREFIX, backend_cases, run,  # noqa: E402
+                            teacher_forced_log_probs)
 from model_fixtures import random_batch, small_model  # noqa: E402
 from t2t_lite.decoding import beam_search, greedy  # noqa: E402
 from t2t_lite.decoding.lengths import EOS_ID  # noqa: E402
@@ -58,4 +60,4 @@ for example in range(ids.shape[0]):
 forced = teacher_forced_log_probs(model, np.repeat(inputs, ids.shape[1], axis=0), sentences)
 np.testing.assert_allclose(raw_scores, forced, atol=1e-4)
 
-print(json.dumps(results))
+print(f"{JAX_RESULT_PREFIX}{json.dumps(results)}")

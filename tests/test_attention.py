@@ -2,10 +2,9 @@
 explicit path (float32 softmax, dropout, einsums) gives; dropout, d_k != d_v and backends
 outside FUSED_BACKENDS (TensorFlow) keep the explicit path.
 
-Run as a script (KERAS_BACKEND=jax), it makes the same comparison on Keras's JAX backend.
+Run as a script (KERAS_BACKEND=jax; jax_checks.py does), it makes the same comparison on
+Keras's JAX backend.
 """
-
-import importlib.util
 
 import numpy as np
 import pytest
@@ -110,14 +109,9 @@ def test_tensorflow_keeps_the_explicit_path(monkeypatch):
   np.testing.assert_array_equal(output, explicit)
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
-def test_the_fused_path_computes_the_explicit_paths_attention_on_jax():
-  from commands import environment, run_script
-  result = run_script("test_attention.py",
-                      env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
-  assert result.returncode == 0, result.stderr[-3000:]
-  assert "jax attention ok" in result.stdout
+def test_the_fused_path_computes_the_explicit_paths_attention_on_jax(jax_checks):
+  """This file's `__main__` part, run by the `jax_checks` fixture."""
+  assert "jax attention ok" in jax_checks["stdout"], jax_checks["stderr"][-3000:]
 
 
 if __name__ == "__main__":

@@ -3,22 +3,21 @@
 import json
 
 import numpy as np
-import pytest
 
-from commands import environment, run_script
-from decoding_fakes import backend_cases, run
+from decoding_fakes import JAX_RESULT_PREFIX, backend_cases, run
 from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.greedy import greedy_search
 
 SEARCHES = {"beam_search": beam_search, "greedy_search": greedy_search}
 
 
-@pytest.mark.slow
-def test_jitted_jax_searches_equal_the_tensorflow_ones():
-  result = run_script("jax_decoding_check.py",
-                      env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
-  assert result.returncode == 0, result.stderr[-3000:]
-  jax_results = json.loads(result.stdout.strip().splitlines()[-1])
+def test_jitted_jax_searches_equal_the_tensorflow_ones(jax_checks):
+  """jax_decoding_check.py, run by the `jax_checks` fixture, against this process's
+  TensorFlow searches."""
+  lines = [line for line in jax_checks["stdout"].splitlines()
+           if line.startswith(JAX_RESULT_PREFIX)]
+  assert lines, jax_checks["stderr"][-3000:]
+  jax_results = json.loads(lines[0][len(JAX_RESULT_PREFIX):])
   cases = backend_cases()
   assert sorted(jax_results) == sorted(cases)
   for name, (search, fake, batch, kwargs) in cases.items():
