@@ -4,14 +4,13 @@ Tiers: `make test-fast` runs the unit tier (`-m "not slow"`); tests marked `slow
 (subprocesses, training runs beyond a few steps) run only in the full `make test`.
 """
 
-import fcntl
-import json
 import os
-import shutil
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import pytest  # noqa: E402
+
+from built_once import built_once  # noqa: E402
 # TensorFlow is loaded once per test process, here (quietly, as the commands load it):
 # its first import runs a helper command (`uname -p`), which the unit tier's guard
 # below would refuse inside a test.
@@ -66,23 +65,6 @@ def shared_data():
       pytest.fail(f"CI is set but the real data folder {SHARED_DATA} is missing")
     pytest.skip(f"real data folder {SHARED_DATA} is absent (it sits beside the project)")
   return SHARED_DATA
-
-
-def built_once(tmp_path_factory, name, build):
-  """`build(directory)`'s JSON-able result, built by the first pytest-xdist worker (or
-  the only process) that asks and read back by the others: session fixtures that train
-  or generate data cost their time once per test run, not once per worker."""
-  root = tmp_path_factory.getbasetemp()
-  if os.environ.get("PYTEST_XDIST_WORKER"):
-    root = root.parent  # Shared by the workers of one run.
-  directory, result = root / name, root / f"{name}.json"
-  with open(root / f"{name}.lock", "w") as lock:
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    if not result.exists():
-      shutil.rmtree(directory, ignore_errors=True)  # Of a build that failed.
-      directory.mkdir()
-      result.write_text(json.dumps(build(directory)), encoding="utf-8")
-    return json.loads(result.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

@@ -4,10 +4,10 @@ after each. Tests copy it before breaking anything."""
 import os
 import shutil
 
+from built_once import built_once
 from t2t_lite.data.problem import Sources
 
 TINY_HPARAMS = "batch_size=256,max_length=32"
-_made = {}
 
 
 def tiny_text(lines=200, offset=0):
@@ -44,14 +44,14 @@ def tiny_train(data_dir, output_dir, train_steps=3, **config):
 
 
 def tiny_run(tmp_path_factory):
-  """(data_dir, output_dir) of the session's tiny run: ckpt-1, ckpt-2, ckpt-3."""
-  if not _made:
-    work = str(tmp_path_factory.mktemp("tiny_run"))
-    data_dir = tiny_data(work)
+  """(data_dir, output_dir) of the session's tiny run: ckpt-1, ckpt-2, ckpt-3 (built by the
+  first worker that asks)."""
+  def build(work):
+    data_dir = tiny_data(str(work))
     output_dir = os.path.join(work, "run")
     tiny_train(data_dir, output_dir)
-    _made["run"] = data_dir, output_dir
-  return _made["run"]
+    return [data_dir, output_dir]
+  return tuple(built_once(tmp_path_factory, "tiny_run", build))
 
 
 def copy_run(output_dir, target):
