@@ -1,5 +1,5 @@
-"""A tiny run made in-process, once per test session: synthetic text, 3 steps, a checkpoint
-after each. Tests copy it before breaking anything."""
+"""A tiny run made in-process, once per test run (shared by the workers): synthetic text,
+3 steps, a checkpoint after each. Tests copy it before breaking anything."""
 
 import os
 import shutil
