@@ -3,11 +3,13 @@
 import keras
 from keras import ops
 
+from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
+
 # The backends whose keras.ops.dot_product_attention `attend` uses (see `_fused_context`).
 FUSED_BACKENDS = ("jax",)
 
 
-class MultiHeadAttention(keras.layers.Layer):
+class MultiHeadAttention(BuiltByFirstCall, keras.layers.Layer):
   """Attention with separate total key and value depths (paper Table 3 rows A and B).
 
   Args:

@@ -2,12 +2,13 @@
 
 import keras
 
+from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
 from t2t_lite.layers.encoder import (apply_final_norm, attention_layer, final_norm,
                                      sublayer_residual)
 from t2t_lite.layers.feed_forward import FeedForward
 
 
-class DecoderLayer(keras.layers.Layer):
+class DecoderLayer(BuiltByFirstCall, keras.layers.Layer):
   """Masked self-attention, encoder-decoder attention, feed-forward network."""
 
   def __init__(self, hparams, **kwargs):
@@ -73,7 +74,7 @@ class DecoderLayer(keras.layers.Layer):
     return self.feed_forward_residual.postprocess(x, y, training=training)
 
 
-class Decoder(keras.layers.Layer):
+class Decoder(BuiltByFirstCall, keras.layers.Layer):
   """N decoder layers (and a final norm when pre-norm)."""
 
   def __init__(self, hparams, **kwargs):

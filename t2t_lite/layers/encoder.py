@@ -3,6 +3,7 @@
 import keras
 
 from t2t_lite.layers.attention import MultiHeadAttention
+from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
 from t2t_lite.layers.feed_forward import FeedForward
 from t2t_lite.layers.residual import ResidualNorm
 
@@ -30,7 +31,7 @@ def apply_final_norm(norm, x):
   return x if norm is None else keras.ops.cast(norm(x), x.dtype)
 
 
-class EncoderLayer(keras.layers.Layer):
+class EncoderLayer(BuiltByFirstCall, keras.layers.Layer):
   """Self-attention, then the feed-forward network, each inside a `ResidualNorm`."""
 
   def __init__(self, hparams, **kwargs):
@@ -57,7 +58,7 @@ class EncoderLayer(keras.layers.Layer):
     return self.self_attention.memory_probabilities(y, y, bias)
 
 
-class Encoder(keras.layers.Layer):
+class Encoder(BuiltByFirstCall, keras.layers.Layer):
   """N encoder layers (and a final norm when pre-norm)."""
 
   def __init__(self, hparams, **kwargs):

@@ -2,8 +2,10 @@
 
 import keras
 
+from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
 
-class FeedForward(keras.layers.Layer):
+
+class FeedForward(BuiltByFirstCall, keras.layers.Layer):
   """[..., d_model] -> relu(x W1 + b1) W2 + b2, with dropout on the d_ff activations."""
 
   def __init__(self, filter_size, hidden_size, relu_dropout=0.0, **kwargs):

@@ -23,6 +23,7 @@ from keras import ops
 from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias, step_bias
+from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
 from t2t_lite.layers.decoder import Decoder
 from t2t_lite.layers.embedding import PositionalEncoding, TokenEmbedding
 from t2t_lite.layers.encoder import Encoder
@@ -30,7 +31,7 @@ from t2t_lite.registry import MODELS
 
 
 @MODELS.register(name="transformer")
-class Transformer(keras.Model):
+class Transformer(BuiltByFirstCall, keras.Model):
   """Encoder-decoder Transformer built from `HParams` and vocabulary sizes."""
 
   def __init__(self, hparams, input_vocab_size, target_vocab_size, **kwargs):
