@@ -56,7 +56,7 @@ def test_the_xla_note_counts_the_buckets_and_names_a_step_that_makes_fewer():
   base = HPARAMS["transformer_base"]()  # max_length 256, tensor2tensor's step 1.1.
   assert "compiles at most 42 times" in xla_bucket_note(base)
   assert xla_bucket_note(base).endswith("--hparams=length_bucket_step=1.65 gives 9")
-  # Buckets 8, 16 and 32 are as few as 32 tokens allow: no step to suggest.
+  # Buckets 8, 16 and 32; step 3.0 (1.5x) gives 3 too (8, 24, 32): nothing to suggest.
   short = base.override("max_length=32,length_bucket_step=2.0")
   assert xla_bucket_note(short).endswith("compiles at most 3 times (once per bucket, as the "
                                          "buckets first occur)")
