@@ -3,7 +3,6 @@
 import os
 import random
 import re
-import shutil
 import signal
 import time
 
@@ -11,6 +10,7 @@ import pytest
 import tensorflow as tf
 
 from commands import start
+from tiny_runs import copy_run
 from trainer_runs import run_trainer, trainer_command
 
 pytestmark = pytest.mark.slow  # Kills and signals real trainer processes.
@@ -90,7 +90,7 @@ def test_sigterm_saves_and_exits_cleanly(small_translation_data, tmp_path):
 def test_a_diverging_loss_stops_with_one_line_and_keeps_the_last_checkpoint(
     trained_run, tmp_path):
   data_dir, shared_run, _ = trained_run
-  output_dir = str(shutil.copytree(shared_run, tmp_path / "run"))  # Others read the shared one.
+  output_dir = copy_run(shared_run, tmp_path / "run")  # Others read the shared one.
   before = checkpoints_are_all_readable(output_dir)
   result = run_trainer(data_dir, output_dir, "--train_steps=110", "--schedule=train",
                        "--save_checkpoints_steps=1",

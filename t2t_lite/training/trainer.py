@@ -137,8 +137,9 @@ def xla_bucket_note(hparams):
     return len(bucket_boundaries(hparams.max_length, hparams.min_length_bucket, step)) + 1
   count = buckets(hparams.length_bucket_step)
   larger_step = round(hparams.length_bucket_step * 1.5, 2)
+  larger_count = buckets(larger_step)
   fewer = (f"; fewer buckets: --hparams=length_bucket_step={larger_step} gives "
-           f"{buckets(larger_step)}" if buckets(larger_step) < count else "")
+           f"{larger_count}" if larger_count < count else "")
   return (f"XLA: training batches are padded to their length bucket's boundary, so the step "
           f"compiles at most {count} times (once per bucket, as the buckets first occur)"
           f"{fewer}")
