@@ -54,6 +54,22 @@ def test_a_gpu_section_without_markers_gets_them():
       "# Benchmarks\n\n## GPU\n\n<!-- gpu:begin -->\nbody\n<!-- gpu:end -->\n")
 
 
+def test_matmuls_go_to_cublas_unless_xla_flags_already_choose(monkeypatch):
+  gpu = load("bench/gpu/__init__.py")
+  # Set here so that monkeypatch restores them: use_jax_backend sets what is unset.
+  monkeypatch.setenv("KERAS_BACKEND", os.environ.get("KERAS_BACKEND", "tensorflow"))
+  monkeypatch.setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+  monkeypatch.setenv("XLA_FLAGS", "--xla_dump_to=/tmp/x")
+  gpu.use_jax_backend()
+  assert os.environ["XLA_FLAGS"] == "--xla_dump_to=/tmp/x " + gpu.CUBLAS_MATMULS_FLAG
+  monkeypatch.setenv("XLA_FLAGS", "--xla_gpu_enable_triton_gemm=true")
+  gpu.use_jax_backend()
+  assert os.environ["XLA_FLAGS"] == "--xla_gpu_enable_triton_gemm=true"
+  monkeypatch.delenv("XLA_FLAGS")
+  gpu.use_jax_backend()
+  assert os.environ["XLA_FLAGS"] == gpu.CUBLAS_MATMULS_FLAG
+
+
 @pytest.mark.slow
 def test_smoke_run_without_tensorflow_writes_the_gpu_section(tmp_path):
   if importlib.util.find_spec("torch") is None:

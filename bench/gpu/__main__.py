@@ -165,9 +165,9 @@ def make_plan(args):
 def main(argv=None):
   argv = sys.argv[1:] if argv is None else argv
   args = parse_args(argv)
-  use_jax_backend()
   if args.smoke:  # Compiling cheaply matters more than the code's speed: it checks the program.
     os.environ.setdefault("XLA_FLAGS", settings.SMOKE_XLA_FLAGS)
+  use_jax_backend()
   if os.environ.get("KERAS_BACKEND") != "jax":
     raise SystemExit(f"bench.gpu runs on Keras's JAX backend; KERAS_BACKEND is "
                      f"{os.environ.get('KERAS_BACKEND')!r}")
