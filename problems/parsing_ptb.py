@@ -1,10 +1,16 @@
 """parsing_english_ptb16k: WSJ constituency parsing as translation (paper section 6.3).
 
 Source: a sentence's words joined by spaces. Target: its normalised tree
-linearised as in "Grammar as a Foreign Language" (Vinyals et al., 2015):
+linearised as in "Grammar as a Foreign Language" (Vinyals et al., 2015), each
+word's POS tag standing for it where that paper writes `XX`:
 
     Pierre Vinken , 61 years old , will join the board ...
-    (S (NP (NP XX XX )NP XX (ADJP (NP XX XX )NP XX )ADJP XX )NP (VP XX ...
+    (S (NP (NP NNP NNP )NP , (ADJP (NP CD NNS )NP JJ )ADJP , )NP (VP MD ...
+
+Predicting each word's tag makes the decoder find that word in the source at
+every leaf; with `XX` leaves, a few thousand trees taught a model the trees'
+shapes but not to read the sentence (docs/results.md). Decoded `XX` leaves
+(data made before tags) still read back.
 
 The treebank is the user's own (LDC's Penn Treebank is licensed, never
 shipped): --tmp_dir names a directory of `.mrg` files, searched recursively
@@ -28,8 +34,8 @@ import os
 import re
 
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
-from t2t_lite.data.trees import (PLACEHOLDER_TAG, delinearize, is_well_formed, linearize,
-                                  normalize, read_mrg_file)
+from t2t_lite.data.trees import (PLACEHOLDER_TAG, POS_TAGS, delinearize, is_well_formed,
+                                  linearize, normalize, read_mrg_file)
 from t2t_lite.errors import UserError
 from t2t_lite.registry import PROBLEMS
 
@@ -117,7 +123,8 @@ def punctuation_tags(words):
 
 
 def target_symbols():
-  """The vocabulary's atomic pieces: every bracket token and `XX`, with and without "▁".
+  """The vocabulary's atomic pieces: every bracket token, POS tag and `XX`, with and
+  without "▁".
 
   SentencePiece marks a word start with "▁" and, for a plain symbol, spends a
   piece of its own on that mark: `▁ (NP ▁ XX`. The marked forms make each
@@ -125,7 +132,8 @@ def target_symbols():
   forms still cover tokens glued together without a space.
   """
   plain = (tuple("(" + label for label in CONSTITUENT_LABELS)
-           + tuple(")" + label for label in CONSTITUENT_LABELS) + (PLACEHOLDER_TAG,))
+           + tuple(")" + label for label in CONSTITUENT_LABELS) + POS_TAGS
+           + (PLACEHOLDER_TAG,))
   return tuple(WORD_START + symbol for symbol in plain) + plain
 
 
@@ -153,7 +161,7 @@ class ParsingEnglishPtb16k(TextPairProblem):
     for path in split_files(paths)[split]:
       for number, tree in enumerate(read_mrg_file(path), start=1):
         try:
-          words, tokens = linearize(normalize(tree))
+          words, tokens = linearize(normalize(tree), tag_leaves=True)
         except ValueError as error:  # E.g. a wrapper holding several trees.
           raise UserError(f"{path}: tree {number}: {error}; fix the bracketing there") from None
         if not words:

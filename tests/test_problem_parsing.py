@@ -11,7 +11,7 @@ import tensorflow as tf
 from model_fixtures import small_model
 from t2t_lite.constants import EOS_ID
 from t2t_lite.data.problem import DecodeDefaults, Drop, Sources
-from t2t_lite.data.trees import linearize, normalize, read_mrg_file
+from t2t_lite.data.trees import POS_TAGS, linearize, normalize, read_mrg_file
 from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.translate import Translator
@@ -25,8 +25,8 @@ PROBLEM = ParsingEnglishPtb16k()
 # Pierre Vinken, the first tree of the WSJ (wsj_0001.mrg), linearised.
 VINKEN = ("Pierre Vinken , 61 years old , will join the board as a nonexecutive director "
           "Nov. 29 .")
-VINKEN_TREE = ("(S (NP (NP XX XX )NP XX (ADJP (NP XX XX )NP XX )ADJP XX )NP (VP XX (VP XX "
-               "(NP XX XX )NP (PP XX (NP XX XX XX )NP )PP (NP XX XX )NP )VP )VP XX )S")
+VINKEN_TREE = ("(S (NP (NP NNP NNP )NP , (ADJP (NP CD NNS )NP JJ )ADJP , )NP (VP MD (VP VB "
+               "(NP DT NN )NP (PP IN (NP DT JJ NN )NP )PP (NP NNP CD )NP )VP )VP . )S")
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,8 @@ def test_registered_name_vocabulary_symbols_and_paper_decoding():
       ParsingEnglishPtb16k)
   assert PROBLEM.vocab_size == 16384 and PROBLEM.shared_vocab
   assert PROBLEM.decode_defaults == DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300)
-  for symbol in ("(S", ")S", "(NP", ")WHADVP", "XX", "\u2581(NP", "\u2581)NP", "\u2581XX"):
+  for symbol in ("(S", ")S", "(NP", ")WHADVP", "XX", "NNP", "PRP$", "-LRB-", "\u2581(NP",
+                 "\u2581)NP", "\u2581XX", "\u2581NNP", "\u2581,"):
     assert symbol in PROBLEM.user_defined_symbols
   assert len(set(PROBLEM.user_defined_symbols)) == len(PROBLEM.user_defined_symbols)
 
@@ -72,7 +73,7 @@ def test_sample_trees_per_split_and_real_pairs(sample, sample_pairs):
   assert not sources["dev"] & sources["test"]
   for source, target in sample_pairs["test"]:
     tokens = target.split()
-    assert tokens.count("XX") == len(source.split())
+    assert sum(t in POS_TAGS for t in tokens) == len(source.split())
     assert sum(t.startswith("(") for t in tokens) == sum(t.startswith(")") for t in tokens)
 
 
@@ -90,7 +91,7 @@ def test_standard_sections_split_and_nested_directories(tmp_path):
            for split in PROBLEM.splits}
   assert words == {"train": ["two", "twentyone"], "dev": ["twentytwo"], "test": ["twentythree"]}
   _, target = next(PROBLEM.text_pairs("dev", sources))
-  assert target == "(S (NP XX )NP (VP XX )VP XX )S"
+  assert target == "(S (NP NN )NP (VP VBD )VP . )S"
 
 
 def test_custom_split_of_few_files_and_trace_only_trees(tmp_path):
@@ -101,9 +102,9 @@ def test_custom_split_of_few_files_and_trace_only_trees(tmp_path):
       "train": [str(tmp_path / "a.mrg"), str(tmp_path / "b.mrg")], "dev": [], "test": []}
   sources = Sources(tmp_dir=str(tmp_path))
   assert list(PROBLEM.text_pairs("train", sources)) == [
-      ("The cat sat", "(S (NP XX XX )NP (VP XX )VP )S"),
+      ("The cat sat", "(S (NP DT NN )NP (VP VBD )VP )S"),
       Drop("tree without words (only traces)"),
-      ("dog", "(NP XX )NP")]
+      ("dog", "(NP NN )NP")]
   assert list(PROBLEM.text_pairs("dev", sources)) == []
 
 

@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from t2t_lite.data.trees import (Tree, delinearize, linearize, normalize, parse_trees,
-                                 read_mrg_file)
+from t2t_lite.data.trees import (Tree, delinearize, is_well_formed, linearize, normalize,
+                                 parse_trees, read_mrg_file)
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.evalb import COLLINS, ERROR, score_corpus
 
@@ -86,6 +86,18 @@ def test_linearize_matches_grammar_as_a_foreign_language():
       "(S (NP (XX The) (XX cat)) (VP (XX sat)) (XX .))")
   with pytest.raises(ValueError, match="normalised"):
     linearize(the("( (S (X a)) )"))
+
+
+def test_tag_leaves_stand_for_their_words_and_read_back():
+  tree = the("(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))")
+  words, tokens = linearize(tree, tag_leaves=True)
+  assert " ".join(tokens) == "(S (NP DT NN )NP (VP VBD )VP . )S"
+  assert delinearize(words, tokens) == tree
+  assert is_well_formed(words, tokens)
+  assert not is_well_formed(words, tokens[:-1] + ["VBD", ")S"])   # A word too many.
+  # A tag outside the Penn Treebank's set is linearised as `XX`; tokens may mix both.
+  assert linearize(the("(NP (ZZ odd) (NN cat))"), tag_leaves=True)[1] == ["(NP", "XX", "NN", ")NP"]
+  assert delinearize(["a", "b"], ["(NP", "XX", "NN", ")NP"]).to_string() == "(NP (XX a) (NN b))"
 
 
 WORDS = ["The", "cat", "sat", "."]

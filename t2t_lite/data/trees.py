@@ -3,6 +3,7 @@
     trees = read_mrg_file("wsj_0001.mrg")          # [Tree], each `( (S ...) )` as written
     tree = normalize(trees[0])                       # (S (NP (NNP Pierre) ...) ...)
     words, tokens = linearize(tree)                  # ["Pierre", ...], ["(S", "(NP", "XX", ...]
+    linearize(tree, tag_leaves=True)[1]              # ["(S", "(NP", "NNP", ...]: tags, not XX
     back = delinearize(words, tokens)                # the same brackets, every POS tag `XX`
     is_well_formed(words, tokens)                    # True: delinearize had nothing to repair
     back.to_string()                                 # "(S (NP (XX Pierre) ...) ...)", EVALB's input
@@ -32,6 +33,15 @@ DEFAULT_ROOT_LABEL = "S"
 ROOT_WRAPPER_LABELS = ("", "TOP", "ROOT")
 
 TRACE_TAG = "-NONE-"
+
+# The Penn Treebank's part-of-speech tags (Santorini, 1990; -LRB- and -RRB- as the WSJ
+# writes brackets): the leaf tokens of `linearize(..., tag_leaves=True)`.
+POS_TAGS = (
+    "CC", "CD", "DT", "EX", "FW", "IN", "JJ", "JJR", "JJS", "LS", "MD", "NN", "NNS", "NNP",
+    "NNPS", "PDT", "POS", "PRP", "PRP$", "RB", "RBR", "RBS", "RP", "SYM", "TO", "UH", "VB",
+    "VBD", "VBG", "VBN", "VBP", "VBZ", "WDT", "WP", "WP$", "WRB", "#", "$", ".", ",", ":",
+    "``", "''", "-LRB-", "-RRB-")
+LEAF_TOKENS = frozenset(POS_TAGS + (PLACEHOLDER_TAG,))
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
@@ -172,20 +182,22 @@ def _without_traces(tree):
   return Tree(strip_function_tags(tree.label), children) if children else None
 
 
-def linearize(tree):
+def linearize(tree, tag_leaves=False):
   """(words, tokens): a normalised tree as the target sequence of Vinyals et al. (2015).
 
   Each constituent becomes `(LABEL ... )LABEL` and each preterminal `XX`:
   (S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .)) ->
       words  ["The", "cat", "sat", "."]
       tokens ["(S", "(NP", "XX", "XX", ")NP", "(VP", "XX", ")VP", "XX", ")S"]
+  With `tag_leaves`, each preterminal is its POS tag instead (`XX` where the tag is
+  none of POS_TAGS): ["(S", "(NP", "DT", "NN", ")NP", "(VP", "VBD", ")VP", ".", ")S"].
   """
   words, tokens = [], []
 
   def walk(node):
     if node.is_preterminal():
       words.append(node.children[0])
-      tokens.append(PLACEHOLDER_TAG)
+      tokens.append(node.label if tag_leaves and node.label in POS_TAGS else PLACEHOLDER_TAG)
       return
     if not node.label:
       raise ValueError("linearize needs a normalised tree (a constituent has no label)")
@@ -200,24 +212,25 @@ def linearize(tree):
 
 def is_well_formed(words, tokens):
   """Whether `tokens` are a tree over `words` as they stand: `delinearize` repairs nothing
-  (balanced brackets, each closer naming what it closes, one root constituent, one `XX`
-  per word, no empty constituent)."""
-  return linearize(delinearize(words, tokens))[1] == list(tokens)
+  (balanced brackets, each closer naming what it closes, one root constituent, one leaf
+  token per word, no empty constituent)."""
+  return linearize(delinearize(words, tokens), tag_leaves=True)[1] == list(tokens)
 
 
 def delinearize(words, tokens, tags=None):
   """The tree that `tokens` (a model's output, maybe malformed) describes over `words`.
 
-  Words go back in order, one per `XX`, under the tag `XX` (or `tags[i]` for
-  the i-th word when `tags` is given). Malformed output is repaired so that the
-  result always holds every word exactly once:
+  Words go back in order, one per leaf token (`XX` or a POS tag), under that
+  token (or `tags[i]` for the i-th word when `tags` is given; words appended by a
+  repair get `XX`). Malformed output is repaired so that the result always holds
+  every word exactly once:
     - a closer with nothing open is dropped; any closer closes the innermost
       open constituent, whatever its label;
     - constituents still open at the end are closed there;
     - constituents with no words are dropped;
-    - an `XX` beyond the last word is dropped; words left over when the tokens
-      end are appended to the root as preterminals;
-    - tokens that are none of `(LABEL`, `)LABEL`, `XX` are ignored;
+    - a leaf token beyond the last word is dropped; words left over when the
+      tokens end are appended to the root as preterminals;
+    - tokens that are none of `(LABEL`, `)LABEL`, `XX`, POS_TAGS are ignored;
     - without exactly one top-level constituent (none, several, or a bare
       `XX`), everything is wrapped in a root labelled `S` (DEFAULT_ROOT_LABEL).
 
@@ -229,9 +242,9 @@ def delinearize(words, tokens, tags=None):
     raise ValueError(f"delinearize got {len(tags)} tags for {len(words)} words")
   next_word = 0
 
-  def leaf():
+  def leaf(token=PLACEHOLDER_TAG):
     nonlocal next_word
-    tag = PLACEHOLDER_TAG if tags is None else tags[next_word]
+    tag = token if tags is None else tags[next_word]
     node = Tree(tag, [words[next_word]])
     next_word += 1
     return node
@@ -245,9 +258,9 @@ def delinearize(words, tokens, tags=None):
       (stack[-1].children if stack else top).append(node)
 
   for token in tokens:
-    if token == PLACEHOLDER_TAG:
+    if token in LEAF_TOKENS:
       if next_word < len(words):
-        (stack[-1].children if stack else top).append(leaf())
+        (stack[-1].children if stack else top).append(leaf(token))
     elif token.startswith("(") and len(token) > 1:
       stack.append(Tree(token[1:]))
     elif token.startswith(")") and len(token) > 1:
