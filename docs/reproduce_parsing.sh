@@ -7,13 +7,13 @@
 #   docs/reproduce_parsing.sh [RUN_ROOT]
 #
 # PTB: a directory of Penn Treebank .mrg files; default: the WSJ sample in the shared data
-# folder beside the project. TRAIN_STEPS (default 600: about an hour of training on 2 CPU
+# folder beside the project. TRAIN_STEPS (default 3000: about an hour of training on 2 CPU
 # cores, evaluations included) is read from the environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=${1:-runs/ptb}
 PTB=${PTB:-../shared/data/ptb_sample/combined}
-TRAIN_STEPS=${TRAIN_STEPS:-600}
+TRAIN_STEPS=${TRAIN_STEPS:-3000}
 PROBLEM=parsing_english_ptb16k
 DATA=$ROOT/data
 RUN=$ROOT/run
@@ -27,11 +27,11 @@ BIN=.venv/bin
 
 $BIN/t2t-trainer --problem=$PROBLEM --hparams_set=transformer_parsing_small \
   --data_dir="$DATA" --output_dir="$RUN" --train_steps="$TRAIN_STEPS" --random_seed=1 \
-  --local_eval_frequency=100 --eval_steps=0 --eval_decode_sentences=1000 \
-  --decode_hparams=beam_size=1 --save_checkpoints_steps=50 --save_checkpoints_secs=0 \
+  --local_eval_frequency=500 --eval_steps=0 --eval_decode_sentences=100 \
+  --decode_hparams=beam_size=1 --save_checkpoints_steps=250 --save_checkpoints_secs=0 \
   --keep_checkpoint_max=20
 
-# The last 5 checkpoints (250 steps) averaged.
+# The last 5 checkpoints (1,000 steps) averaged.
 $BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=5
 
 mkdir -p "$OUT"
