@@ -33,9 +33,10 @@ which repairs unbalanced output (see `t2t_lite.data.trees.delinearize`).
 import os
 import re
 
+from t2t_lite.constants import WORD_START
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
-from t2t_lite.data.trees import (PLACEHOLDER_TAG, POS_TAGS, delinearize, is_well_formed,
-                                  linearize, normalize, read_mrg_file)
+from t2t_lite.data.trees import (LEAF_TOKENS, PLACEHOLDER_TAG, POS_TAGS, delinearize,
+                                  is_well_formed, linearize, normalize, read_mrg_file)
 from t2t_lite.errors import UserError
 from t2t_lite.registry import PROBLEMS
 
@@ -49,14 +50,12 @@ CONSTITUENT_LABELS = (
     "QP", "RRC", "S", "SBAR", "SBARQ", "SINV", "SQ", "UCP", "VP", "WHADJP", "WHADVP",
     "WHNP", "WHPP", "X")
 
-WORD_START = "\u2581"  # SentencePiece's mark of a word's start ("▁").
-
 DROP_NO_WORDS = "tree without words (only traces)"
 
 _WSJ_FILE = re.compile(r"wsj_(\d\d)\d\d\.mrg", re.IGNORECASE)
 _DECODED_TOKEN = re.compile(r"[()][^\s()]*|[^\s()]+")
-# An optional bracket with the shortest label, then placeholders: "(NPXXXX", "XXXX".
-_GLUED_PLACEHOLDERS = re.compile(r"([()][^\s()]+?)?((?:%s)+)" % PLACEHOLDER_TAG)
+_LABELS_LONGEST_FIRST = sorted(CONSTITUENT_LABELS, key=len, reverse=True)
+_LEAVES_LONGEST_FIRST = sorted(LEAF_TOKENS, key=len, reverse=True)
 
 
 def find_mrg_files(directory):
@@ -91,21 +90,46 @@ def split_files(paths):
 
 
 def decoded_tokens(text):
-  """The linearised tokens of a decoded target, also where the model glued them together.
+  """The linearised tokens of a decoded target, also where the model glued them together
+  (the vocabulary's plain pieces, "NN" beside "▁NN", decode without a space).
 
-  Labels never hold brackets or end in `XX`, so glued tokens split apart:
-  `)NP(VP` -> `)NP`, `(VP`; `XXXX` -> `XX`, `XX`; `(NPXX` -> `(NP`, `XX`.
+  Labels never hold brackets, so brackets split tokens apart: `)NP(VP` -> `)NP`, `(VP`.
+  A token that is no label or leaf splits into leaves (POS tags or `XX`), after a
+  bracket and a label: `XXXX` -> `XX`, `XX`; `(NPDTNN` -> `(NP`, `DT`, `NN`. Known
+  labels and longer leaves are tried first (`PRP$` stays one tag); a token that
+  does not split stays as it is.
   """
-  tokens = []
-  for token in _DECODED_TOKEN.findall(text):
-    match = _GLUED_PLACEHOLDERS.fullmatch(token)
-    if match and (match.group(1) or len(match.group(2)) > len(PLACEHOLDER_TAG)):
-      if match.group(1):
-        tokens.append(match.group(1))
-      tokens.extend([PLACEHOLDER_TAG] * (len(match.group(2)) // len(PLACEHOLDER_TAG)))
-    else:
-      tokens.append(token)
-  return tokens
+  return [piece for token in _DECODED_TOKEN.findall(text) for piece in _unglued(token)]
+
+
+def _unglued(token):
+  """One whitespace- and bracket-free token -> the tokens glued in it (`decoded_tokens`)."""
+  if token in LEAF_TOKENS:
+    return [token]
+  if token[0] not in "()":
+    return _leaves(token) or [token]
+  bracket, label = token[0], token[1:]
+  if label in CONSTITUENT_LABELS:
+    return [token]
+  # A known label first, then the shortest unknown one, before the leaves.
+  labels = [known for known in _LABELS_LONGEST_FIRST if label.startswith(known)]
+  for head in labels + [label[:end] for end in range(1, len(label))]:
+    leaves = _leaves(label[len(head):])
+    if leaves:
+      return [bracket + head] + leaves
+  return [token]
+
+
+def _leaves(text):
+  """`text` as a sequence of leaf tokens (longest first, backtracking), or None."""
+  if not text:
+    return []
+  for leaf in _LEAVES_LONGEST_FIRST:
+    if text.startswith(leaf):
+      rest = _leaves(text[len(leaf):])
+      if rest is not None:
+        return [leaf] + rest
+  return None
 
 
 # Penn Treebank tags of punctuation words, which EVALB (COLLINS.prm) deletes by tag.
@@ -147,6 +171,8 @@ class ParsingEnglishPtb16k(TextPairProblem):
   # Paper: beam 21, alpha 0.3, max output length input + 300.
   decode_defaults = DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300)
   repairs_outputs = True   # Unbalanced output becomes a tree (`delinearize`).
+  # The count rule: one leaf (a POS tag, or `XX`) per source word.
+  counted_target_tokens = tuple(sorted(LEAF_TOKENS))
 
   def text_pairs(self, split, sources):
     """Yields (words, linearised tree) for each tree of the split's files."""
@@ -168,6 +194,10 @@ class ParsingEnglishPtb16k(TextPairProblem):
           yield Drop(DROP_NO_WORDS)
           continue
         yield " ".join(words), " ".join(tokens)
+
+  def required_count(self, source_text):
+    """One leaf per word of the source."""
+    return len(source_text.split())
 
   def decoded_text(self, source_text, decoded_text):
     """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""

@@ -4,6 +4,7 @@ Ids (the SentencePiece vocabulary, the model and the searches agree on them):
   PAD_ID  0: padding, never a key attended to; also the decoder's first input.
   EOS_ID  1: end of sequence; every input and target ends with it.
   UNK_ID  2: a piece the vocabulary does not hold (byte fallback makes it rare).
+WORD_START ("▁"): SentencePiece's mark of a word's start, which begins a piece.
 
 Two large negatives, for two jobs:
   MASKED_BIAS: the attention bias of a key a query may not see. Added to logits
@@ -18,6 +19,7 @@ Two large negatives, for two jobs:
 PAD_ID = 0
 EOS_ID = 1
 UNK_ID = 2
+WORD_START = "\u2581"
 
 MASKED_BIAS = -6e4
 IMPOSSIBLE_LOG_PROB = float("-inf")

@@ -188,7 +188,8 @@ def test_the_translator_counts_the_lines_it_repaired(output, repaired):
                               input_vocab=FixedOutputVocabulary(output),
                               target_vocab=FixedOutputVocabulary(output),
                               strategy=tf.distribute.get_strategy())
-  translator = Translator(run, DecodeHParams(beam_size=1, extra_length=2, batch_size=2))
+  translator = Translator(run, DecodeHParams(beam_size=1, extra_length=2, batch_size=2,
+                                             count_rule=False))
   outputs = translator.translate(["Vinken joined", "", "He left", "They did"], progress=False)
   assert outputs[1] == "" and all(line.startswith("(S (XX ") for line in outputs[::2])
   assert (translator.decoded, translator.repaired) == (3, repaired)
@@ -198,6 +199,10 @@ def test_decoded_tokens_split_glued_tokens():
   assert decoded_tokens("(S(NPXXXX)NPXX )S") == ["(S", "(NP", "XX", "XX", ")NP", "XX", ")S"]
   assert decoded_tokens("(NXXXXX )NX (X XX )X") == ["(NX", "XX", "XX", ")NX", "(X", "XX", ")X"]
   assert decoded_tokens("(NP XX )NP") == ["(NP", "XX", ")NP"]
+  assert decoded_tokens("(NPDTNN )NP(VPVBD") == ["(NP", "DT", "NN", ")NP", "(VP", "VBD"]
+  assert decoded_tokens("(SBARINPRP$NNS") == ["(SBAR", "IN", "PRP$", "NNS"]
+  assert decoded_tokens("(NPNNPS )NPXXNN") == ["(NP", "NNPS", ")NP", "XX", "NN"]
+  assert decoded_tokens("(NPQZ NNX") == ["(NPQZ", "NNX"]  # No split: left as they are.
 
 
 def test_every_linearised_token_is_one_vocabulary_piece(sample_pairs):

@@ -15,6 +15,10 @@ What a subclass sets or implements:
   shared_vocab          one vocabulary for source and target (the paper's choice).
   user_defined_symbols  tokens kept atomic in the vocabulary, e.g. "(S", ")S".
   decode_defaults       DecodeDefaults(beam_size, alpha, extra_length).
+  counted_target_tokens, required_count(source_text)  optional: the count rule
+                        the decoders apply (t2t_lite.decoding.token_counts):
+                        each output holds `required_count(source)` of these
+                        tokens (parsing: one leaf per source word).
   decoding_metric(sources, outputs, references)  optional: (name, value) of
                         decoded lines against reference targets, what
                         t2t-trainer's dev decoding reports (parsing: bracket
@@ -112,6 +116,7 @@ class TextPairProblem:
   record_shards = {"train": 16, "dev": 1, "test": 1}
   decode_defaults = DecodeDefaults()
   repairs_outputs = False             # `decoded_text` may repair a malformed output.
+  counted_target_tokens = ()          # The count rule's tokens; () = decoding without it.
 
   @property
   def name(self):
@@ -156,6 +161,11 @@ class TextPairProblem:
     yes set `repairs_outputs`, and the decoders report how many outputs they repaired."""
     del source_text, decoded_text
     return False
+
+  def required_count(self, source_text):
+    """How many `counted_target_tokens` the output for `source_text` holds (problems that
+    set them implement it)."""
+    raise NotImplementedError(f"{self.name} sets counted_target_tokens without required_count")
 
   # Data generation.
 

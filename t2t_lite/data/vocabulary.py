@@ -147,6 +147,12 @@ class Vocabulary(tf.Module):
       kept = tf.ragged.boolean_mask(ids, keep)  # [batch, (kept)]
     return self.tokenizer.detokenize(kept)
 
+  def pieces(self):
+    """Every piece, by id (a list of str)."""
+    with quiet.chatter_hidden():
+      processor = spm.SentencePieceProcessor(model_proto=self.model_proto)
+    return [processor.id_to_piece(i) for i in range(self.size)]
+
   def id_to_piece(self, ids):
     """Ids -> their pieces (for inspection), same shape as `ids`."""
     return self.tokenizer.id_to_string(ids)

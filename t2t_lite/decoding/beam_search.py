@@ -40,6 +40,7 @@ from keras import ops
 from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB
 from t2t_lite.decoding.lengths import (example_limits, force_eos_at_limit, length_penalty,
                                        read_column, write_column)
+from t2t_lite.decoding.token_counts import apply_count_rule
 
 
 class BeamState(typing.NamedTuple):
@@ -53,7 +54,8 @@ class BeamState(typing.NamedTuple):
 
 
 def beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_length,
-                vocab_size, eos_id=EOS_ID, decode_lengths=None, stop_early=True):
+                vocab_size, eos_id=EOS_ID, decode_lengths=None, stop_early=True,
+                count_rule=None):
   """Beam search over `step_fn`; returns the n-best list of every example, best first.
 
   Args:
@@ -68,6 +70,7 @@ def beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_len
     eos_id: the end-of-sequence id.
     decode_lengths: optional [batch] per-example limits (lengths.py states the rule).
     stop_early: stop an example once its n-best list cannot change (the module doc).
+    count_rule: optional `CountRule` (token_counts.py states the rule).
 
   Returns:
     sequences: [batch, beam, max_decode_length] int32, the generated ids of each
@@ -94,7 +97,7 @@ def beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_len
                            ops.any(ops.logical_not(done(state))))
 
   def body(state):
-    return (_grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id),)
+    return (_grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_rule),)
 
   state = _initial_state(initial_ids, cache, beam_size, max_decode_length)
   (state,) = ops.while_loop(cond, body, (state,))
@@ -120,13 +123,16 @@ def _initial_state(initial_ids, cache, beam_size, max_decode_length):
       cache=keras.tree.map_structure(lambda t: ops.repeat(t, beam_size, axis=0), cache))
 
 
-def _grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id):
+def _grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_rule):
   """One step for every example: the new alive and finished sets and the reordered cache."""
   step = state.step
   ids = read_column(state.alive_seq, step)                        # [batch, beam]
   flat_logits, cache = step_fn(ops.reshape(ids, (-1,)), step, state.cache)
   logits = ops.reshape(ops.cast(flat_logits, "float32"), (-1, beam_size, vocab_size))
-  log_probs = force_eos_at_limit(ops.log_softmax(logits, axis=-1), step, limits, eos_id)
+  log_probs = ops.log_softmax(logits, axis=-1)                    # [batch, beam, vocab]
+  if count_rule is not None:
+    log_probs = apply_count_rule(log_probs, state.alive_seq, count_rule, step, limits, eos_id)
+  log_probs = force_eos_at_limit(log_probs, step, limits, eos_id)
   log_probs = log_probs + state.alive_log_probs[:, :, None]       # [batch, beam, vocab]
 
   # Every candidate has the same length here, so log-probs rank them as scores do.

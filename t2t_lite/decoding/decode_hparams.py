@@ -29,6 +29,8 @@ class DecodeHParams:
   write_scores: bool = False    # Follow each hypothesis by a tab and its score.
   max_input_length: int = 0     # Longer inputs are truncated; 0 = the model's max_length.
   truncate_inputs: bool = True  # False: inputs are never truncated (see `input_limit`).
+  count_rule: bool = True       # Apply the problem's count rule, if it has one (parsing:
+                                # one leaf per source word); False: decode without it.
 
   def __post_init__(self):
     for name in ("beam_size", "batch_size", "n_best"):

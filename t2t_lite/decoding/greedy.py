@@ -12,6 +12,7 @@ from keras import ops
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.lengths import (example_limits, force_eos_at_limit, read_column,
                                        write_column)
+from t2t_lite.decoding.token_counts import apply_count_rule
 
 
 class GreedyState(typing.NamedTuple):
@@ -24,7 +25,7 @@ class GreedyState(typing.NamedTuple):
 
 
 def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_ID,
-                  decode_lengths=None):
+                  decode_lengths=None, count_rule=None):
   """Greedy decoding over `step_fn`.
 
   Args:
@@ -34,6 +35,7 @@ def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_
     max_decode_length: Python int, the positions allocated (static shapes).
     eos_id: the end-of-sequence id.
     decode_lengths: optional [batch] per-example limits (lengths.py states the rule).
+    count_rule: optional `CountRule` (token_counts.py states the rule).
 
   Returns:
     sequences: [batch, max_decode_length] int32, the emitted ids up to and including
@@ -49,8 +51,11 @@ def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_
   def body(state):
     ids = read_column(state.sequences, state.step)                        # [batch]
     logits, cache = step_fn(ids, state.step, state.cache)                 # [batch, vocab]
-    log_probs = force_eos_at_limit(ops.log_softmax(ops.cast(logits, "float32"), axis=-1),
-                                   state.step, limits, eos_id)            # [batch, vocab]
+    log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)    # [batch, vocab]
+    if count_rule is not None:
+      log_probs = apply_count_rule(log_probs, state.sequences, count_rule, state.step, limits,
+                                   eos_id)
+    log_probs = force_eos_at_limit(log_probs, state.step, limits, eos_id)  # [batch, vocab]
     best = ops.cast(ops.argmax(log_probs, axis=-1), "int32")               # [batch]
     best_log_prob = ops.take_along_axis(log_probs, best[:, None], axis=1)[:, 0]  # [batch]
     emitted = ops.where(state.ended, PAD_ID, best)                          # [batch]

@@ -33,7 +33,8 @@ def decode_length(hparams, input_width, extra_length, max_decode_length=None):
   return length
 
 
-def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_length=None):
+def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_length=None,
+               count_rule=None):
   """Decodes a batch of input ids with a `Transformer`: greedy when beam_size == 1.
 
   Args:
@@ -44,6 +45,8 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
     alpha: the length-penalty exponent.
     extra_length: tokens each sentence may emit beyond its input length.
     max_decode_length: optional cap on the decoding length.
+    count_rule: optional `CountRule`: how many of which tokens each output holds
+      (t2t_lite.decoding.token_counts).
 
   Returns:
     ids: [batch, beam, length] int32, each example's hypotheses best first, each up to
@@ -63,12 +66,13 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
   initial_ids = ops.zeros_like(input_lengths)                                       # [batch]
   if beam_size == 1:
     ids, log_probs = greedy_search(model.decode_step, initial_ids, cache,
-                                   max_decode_length=length, decode_lengths=decode_lengths)
+                                   max_decode_length=length, decode_lengths=decode_lengths,
+                                   count_rule=count_rule)
     scores = log_probs / length_penalty(sequence_lengths(ids), alpha)  # [batch]
     return ids[:, None], scores[:, None]
   return beam_search(model.decode_step, initial_ids, cache, beam_size=beam_size, alpha=alpha,
                      max_decode_length=length, vocab_size=model.target_vocab_size,
-                     decode_lengths=decode_lengths)
+                     decode_lengths=decode_lengths, count_rule=count_rule)
 
 
 def trim_after_eos(ids, eos_id=EOS_ID):

@@ -12,7 +12,9 @@ Rules, whatever the input holds:
   `max_length`) is truncated to it, with a warning naming the line;
 - inputs are sorted by length into batches of `batch_size` sentences, padded
   to tensor2tensor's bucket boundaries (few distinct shapes to compile), and
-  restored to their order; several local GPUs decode batches side by side.
+  restored to their order; several local GPUs decode batches side by side;
+- a problem with a count rule (parsing: one leaf per source word) decodes
+  under it unless the settings say `count_rule=False` (token_counts.py).
 """
 
 import sys
@@ -24,6 +26,7 @@ import tensorflow as tf
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.data.batching import bucket_boundaries
 from t2t_lite.decoding.model_decoding import decode_ids, n_best
+from t2t_lite.decoding.token_counts import CountRule, counted_ids_table
 from t2t_lite.progress_line import ProgressLine
 from t2t_lite.strategy import uses_gpu
 
@@ -49,6 +52,7 @@ class Translator:
     # keras.ops.while_loop: no autograph needed.
     self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy),
                                autograph=False)
+    self.counted = self._counted_ids()  # [vocab] int32, or None: no count rule.
     self.repaired = self.decoded = 0  # Of the last `translate` call.
 
   def translate(self, lines, progress=True):
@@ -62,6 +66,7 @@ class Translator:
     self.repaired = 0
     todo = [i for i, line in enumerate(lines) if line.strip()]
     ids = self._encode([lines[i] for i in todo], todo)
+    required = [self._required_count(lines[i]) for i in todo]
     order = sorted(range(len(todo)), key=lambda k: len(ids[k]))  # Shortest first.
     batch_size = self.settings.batch_size
     replicas = self.strategy.num_replicas_in_sync
@@ -69,13 +74,24 @@ class Translator:
     meter = _Meter(len(todo), sys.stderr if progress else None)
     for start in range(0, len(batches), replicas):
       group = batches[start:start + replicas]
-      for batch, hypotheses in zip(group, self._decode_group([[ids[k] for k in b] for b in group])):
+      decoded = self._decode_group([[ids[k] for k in b] for b in group],
+                                   [[required[k] for k in b] for b in group])
+      for batch, hypotheses in zip(group, decoded):
         for k, sentence_hypotheses in zip(batch, hypotheses):
           outputs[todo[k]] = self._format(lines[todo[k]], sentence_hypotheses)
         meter.update(len(batch), sum(len(h[0][0]) for h in hypotheses if h))
     meter.finish()
     self.decoded = len(todo)
     return outputs
+
+  def _counted_ids(self):
+    tokens = self.problem.counted_target_tokens
+    if not (tokens and self.settings.count_rule):
+      return None
+    return counted_ids_table(self.target_vocab.pieces(), tokens)
+
+  def _required_count(self, line):
+    return 0 if self.counted is None else self.problem.required_count(line)
 
   def _encode(self, texts, line_indices):
     """Texts -> lists of ids ending with EOS, truncated to `input_limit` (warned)."""
@@ -96,28 +112,34 @@ class Translator:
     widest = self.boundaries[-1]
     return next((b for b in self.boundaries if b >= longest), -(-longest // widest) * widest)
 
-  def _decode_group(self, group):
-    """Up to `replicas` batches of id lists -> per batch, per sentence, its n-best list."""
+  def _decode_group(self, group, required_group):
+    """Up to `replicas` batches of id lists, and each sentence's required count (the count
+    rule's) -> per batch, per sentence, its n-best list."""
     width = self._width(max(len(s) for batch in group for s in batch))
     padded = [np.array([s + [PAD_ID] * (width - len(s)) for s in batch], np.int32)
               for batch in group]
+    required = [np.array(counts, np.int32) for counts in required_group]
     idle = self.strategy.num_replicas_in_sync - len(padded)
     padded += [padded[0][:1]] * idle  # Replicas without a batch decode a copy of one line.
+    required += [required[0][:1]] * idle
     if self.strategy.num_replicas_in_sync == 1:
-      ids, scores = self._decode(tf.constant(padded[0]))
+      ids, scores = self._decode(tf.constant(padded[0]), tf.constant(required[0]))
       results = [(ids, scores)]
     else:
       values = self.strategy.experimental_distribute_values_from_function(
-          lambda context: tf.constant(padded[context.replica_id_in_sync_group]))
-      per_replica = self.strategy.run(self._decode, args=(values,))
+          lambda context: (tf.constant(padded[context.replica_id_in_sync_group]),
+                           tf.constant(required[context.replica_id_in_sync_group])))
+      per_replica = self.strategy.run(self._decode, args=values)
       results = list(zip(self.strategy.experimental_local_results(per_replica[0]),
                          self.strategy.experimental_local_results(per_replica[1])))
     return [n_best(ids, scores, self.settings.n_best) for ids, scores in results[:len(group)]]
 
-  def _decode_replicas(self, inputs):
+  def _decode_replicas(self, inputs, required):
+    """inputs [batch, width] int32; required [batch] int32, the count rule's counts."""
     settings = self.settings
+    rule = None if self.counted is None else CountRule(tf.constant(self.counted), required)
     return decode_ids(self.model, inputs, beam_size=settings.beam_size, alpha=settings.alpha,
-                      extra_length=settings.extra_length)
+                      extra_length=settings.extra_length, count_rule=rule)
 
   def _format(self, source, hypotheses):
     """n-best (ids, score) of one sentence -> its output line."""

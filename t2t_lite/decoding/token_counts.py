@@ -1,0 +1,69 @@
+"""The count rule: an output holds as many tokens of a set as its source requires.
+
+A problem whose target holds one token of a set per source word (a linearised
+tree: one leaf, a POS tag, per word) decodes under it. The rule is a set C of
+target ids and, for each example b, a required count n_b. While a hypothesis
+of example b holds k < n_b tokens of C it cannot end (EOS gets log-prob -inf),
+and when the tokens left before its length limit L_b (lengths.py) are only
+enough for the n_b - k missing ones, it must emit one of C; once it holds n_b
+it can emit no more of them. The limit still wins: its last token is EOS. So
+every output of example b holds exactly n_b tokens of C when n_b < L_b, and
+L_b - 1 of them otherwise.
+
+Unconstrained, a small parser's outputs mostly end before every word has its
+leaf (docs/results.md); the rule makes each word's leaf a place in the output.
+"""
+
+import typing
+
+import numpy as np
+from keras import ops
+
+from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB, PAD_ID, WORD_START
+
+
+class CountRule(typing.NamedTuple):
+  """counted: [vocab] int32, 1 for the ids of C (never PAD or EOS); required: [batch] int32."""
+  counted: typing.Any
+  required: typing.Any
+
+
+def counted_ids_table(pieces, tokens):
+  """The `counted` table of a vocabulary: [vocab] int32, 1 where a piece is one of `tokens`,
+  with or without SentencePiece's word-start mark.
+
+  pieces: every piece of the target vocabulary, by id (str).
+  """
+  tokens = frozenset(tokens)
+  table = np.array([int(piece.removeprefix(WORD_START) in tokens) for piece in pieces], np.int32)
+  table[[PAD_ID, EOS_ID]] = 0
+  if not table.any():
+    raise ValueError("no vocabulary piece is a counted token: the count rule cannot be met")
+  return table
+
+
+def apply_count_rule(log_probs, sequences, rule, step, limits, eos_id=EOS_ID):
+  """log_probs with -inf (IMPOSSIBLE_LOG_PROB) where the rule forbids a token.
+
+  log_probs: [batch, ..., vocab], the candidates for token number step + 1.
+  sequences: [batch, ..., length + 1] int32, the ids so far (column 0 the initial
+    PAD id, zeros after column `step`), the same leading axes as log_probs.
+  rule: a `CountRule`; limits: [batch] (lengths.py).
+  """
+  def per_example(values):  # [batch] -> [batch, ..., 1], against [batch, ..., vocab].
+    return ops.reshape(values, (-1,) + (1,) * (len(log_probs.shape) - 1))
+
+  held = ops.sum(ops.take(rule.counted, sequences), axis=-1)[..., None]   # [batch, ..., 1]
+  missing = per_example(ops.cast(rule.required, "int32")) - held          # [batch, ..., 1]
+  limits = per_example(limits)
+  # This is token number step + 1; the limit leaves limits - step - 2 before its EOS.
+  below_limit = ops.less(step + 1, limits)
+  must_count = ops.logical_and(below_limit, ops.greater(missing, limits - step - 2))
+  may_not_end = ops.logical_and(below_limit, ops.greater(missing, 0))
+  is_eos = ops.equal(ops.arange(log_probs.shape[-1]), eos_id)             # [vocab]
+  is_counted = ops.cast(rule.counted, "bool")                             # [vocab]
+  banned = ops.logical_or(
+      ops.logical_or(ops.logical_and(may_not_end, is_eos),
+                     ops.logical_and(must_count, ops.logical_not(is_counted))),
+      ops.logical_and(ops.less_equal(missing, 0), is_counted))            # [batch, ..., vocab]
+  return ops.where(banned, IMPOSSIBLE_LOG_PROB, log_probs)
