@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The WSJ-sample parsing run of docs/results.md, through t2t_lite's own commands:
 #   datagen (the sample split by file) -> trainer (greedy dev bracket F1 at every
-#   evaluation, curves.png) -> t2t-avg-all -> t2t-decoder (greedy, and the problem's
-#   preset: beam 21, alpha 0.3, input + 300) -> EVALB (COLLINS.prm) on the test files.
+#   evaluation, curves.png) -> t2t-avg-all -> t2t-decoder (greedy, greedy without the
+#   count rule of one leaf per word, and the problem's preset: beam 21, alpha 0.3,
+#   input + 300) -> EVALB (COLLINS.prm) on the test files.
 #
 #   docs/reproduce_parsing.sh [RUN_ROOT]
 #
@@ -38,8 +39,12 @@ mkdir -p "$OUT"
 $BIN/python docs/ptb_split_files.py "$PTB" test "$OUT/test.words" "$OUT/test.gold"
 for MODEL in last avg; do
   DIR=$RUN; [ "$MODEL" = avg ] && DIR=$AVG
-  for DECODING in greedy preset; do
-    HPARAMS=""; [ "$DECODING" = greedy ] && HPARAMS=beam_size=1
+  for DECODING in greedy greedy_no_rule preset; do
+    case $DECODING in
+      greedy) HPARAMS=beam_size=1 ;;
+      greedy_no_rule) HPARAMS=beam_size=1,count_rule=False ;;
+      preset) HPARAMS="" ;;
+    esac
     NAME=$OUT/test.$MODEL.$DECODING
     $BIN/t2t-decoder --output_dir="$DIR" --decode_hparams="$HPARAMS" \
       --decode_from_file="$OUT/test.words" --decode_to_file="$NAME.trees"
