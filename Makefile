@@ -12,7 +12,7 @@ DEMO_DIR := demo_output
 DEMO_PROBLEM := translate_deen_ding8k
 DEMO_DATA := $(DEMO_DIR)/data
 DEMO_RUN := $(DEMO_DIR)/run
-DEMO_STEPS ?= 1000
+DEMO_STEPS ?= 2000
 DING := /usr/share/trans/de-en
 
 .PHONY: demo test test-fast install clean bench bench-gpu
@@ -37,16 +37,17 @@ $(DING):
 $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json: $(STAMP) | $(DING)
 	$(BIN)/t2t-datagen --problem=$(DEMO_PROBLEM) --data_dir=$(DEMO_DATA) --tmp_dir=$(DEMO_DIR)/tmp
 
-# A few minutes on a laptop CPU: tensor2tensor's tiny model with 2,048-token batches, a
-# short warmup and a learning rate that peaks at 3.1e-3; greedy dev decoding (sacreBLEU).
+# Minutes on a laptop CPU: tensor2tensor's tiny model with 2,048-token batches, a short
+# warmup and a learning rate that peaks at 3.1e-3, 2,000 steps (about 18 epochs: the dev
+# BLEU still rises where the dev loss has turned); greedy dev decoding (sacreBLEU).
 DEMO_RUN_FLAGS = --problem=$(DEMO_PROBLEM) --hparams_set=transformer_tiny \
   --hparams=batch_size=2048,learning_rate_warmup_steps=400,learning_rate_constant=0.7 \
   --data_dir=$(DEMO_DATA) --output_dir=$(DEMO_RUN) --eval_steps=0 --decode_hparams=beam_size=1
 
 # Ends with three translations and the greedy BLEU of the whole dev split.
 demo: $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
-	$(BIN)/t2t-trainer $(DEMO_RUN_FLAGS) --train_steps=$(DEMO_STEPS) --local_eval_frequency=500 \
-	  --save_checkpoints_steps=500
+	$(BIN)/t2t-trainer $(DEMO_RUN_FLAGS) --train_steps=$(DEMO_STEPS) --local_eval_frequency=1000 \
+	  --save_checkpoints_steps=1000
 	printf 'Sie schüttelte traurig den Kopf.\nDas Wetter ist heute schön.\nIch habe keine Zeit.\n' | \
 	  $(BIN)/t2t-decoder --output_dir=$(DEMO_RUN) --decode_interactive
 	$(BIN)/t2t-trainer $(DEMO_RUN_FLAGS) --schedule=evaluate --eval_decode_sentences=100000

@@ -10,8 +10,9 @@ it can emit no more of them. The limit still wins: its last token is EOS. So
 every output of example b holds exactly n_b tokens of C when n_b < L_b, and
 L_b - 1 of them otherwise.
 
-Unconstrained, a small parser's outputs mostly end before every word has its
-leaf (docs/results.md); the rule makes each word's leaf a place in the output.
+Unconstrained, beam search prefers parses that stop before every word has its
+leaf (shorter hypotheses lose less log-prob); under the rule, beam 21 raised a
+small parser's test F1 from 27.5 to 37.3 (docs/results.md).
 """
 
 import typing
