@@ -20,18 +20,39 @@ def smoothed_cross_entropy(targets, logits, label_smoothing):
   vocab_size = ops.shape(logits)[-1]
   confidence = 1.0 - label_smoothing
   low_confidence = label_smoothing / (vocab_size - 1)
-  # log p = logit - log Z: only [b, t] reductions of the logits, never a second
-  # [b, t, vocab] float32 tensor of log-probabilities.
-  logits = ops.cast(logits, "float32")                                    # [b, t, v]
-  log_z = ops.logsumexp(logits, axis=-1)                                  # [b, t]
-  true_logit = ops.take_along_axis(logits, ops.expand_dims(targets, -1), axis=-1)[..., 0]
-  true_log_prob = true_logit - log_z                                      # [b, t]
-  all_log_probs = ops.sum(logits, axis=-1) - ops.cast(vocab_size, "float32") * log_z
-  other_log_probs = all_log_probs - true_log_prob                         # [b, t]
-  cross_entropy = -(confidence * true_log_prob + low_confidence * other_log_probs)
+  cross_entropy = _cross_entropy_against(targets, confidence, low_confidence)
   min_cross_entropy = -(_x_log_x(confidence) + (vocab_size - 1) * _x_log_x(low_confidence))
   not_padding = ops.cast(ops.not_equal(targets, PAD_ID), "float32")
-  return (cross_entropy - min_cross_entropy) * not_padding
+  return (cross_entropy(ops.cast(logits, "float32")) - min_cross_entropy) * not_padding
+
+
+def _cross_entropy_against(targets, confidence, low_confidence):
+  """-> fn(logits [b, t, v] float32) -> [b, t]: the cross-entropy against the target
+  distribution q (`confidence` on each target id, `low_confidence` elsewhere).
+
+  Written out with its gradient, softmax(logits) - q per unit of the incoming
+  gradient: automatic differentiation of the same expression reaches it through a
+  scatter of the target logits' gradient into a [b, t, v] tensor, a slow kernel on
+  CPUs. Neither direction holds a [b, t, v] tensor of log-probabilities: the value
+  needs only per-token reductions (log p = logit - log Z).
+  """
+  @ops.custom_gradient
+  def cross_entropy(logits):
+    log_z = ops.logsumexp(logits, axis=-1)                                # [b, t]
+    true_logit = ops.take_along_axis(logits, ops.expand_dims(targets, -1), axis=-1)[..., 0]
+    vocab_size = ops.cast(ops.shape(logits)[-1], "float32")
+    true_log_prob = true_logit - log_z                                    # [b, t]
+    other_log_probs = ops.sum(logits, axis=-1) - vocab_size * log_z - true_log_prob
+
+    def gradient(*args, upstream=None):
+      upstream = args[0] if upstream is None else upstream                # [b, t]
+      on_target = ops.one_hot(targets, ops.shape(logits)[-1], dtype="float32")
+      target_distribution = low_confidence + (confidence - low_confidence) * on_target
+      probabilities = ops.exp(logits - ops.expand_dims(log_z, -1))        # [b, t, v]
+      return (probabilities - target_distribution) * ops.expand_dims(upstream, -1)
+
+    return -(confidence * true_log_prob + low_confidence * other_log_probs), gradient
+  return cross_entropy
 
 
 def _x_log_x(p):

@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from t2t_lite.fused_adam import FusedAdam
+
 PAPER_SCHEDULE = ("constant", "linear_warmup", "rsqrt_decay", "rsqrt_hidden_size")
 
 
@@ -55,7 +57,7 @@ def learning_rate_schedule(hparams):
 
 def build_optimizer(hparams):
   """Adam with the hparams' betas and epsilon (paper: 0.9, 0.98, 1e-9) and the schedule."""
-  return keras.optimizers.Adam(learning_rate=learning_rate_schedule(hparams),
+  return FusedAdam(learning_rate=learning_rate_schedule(hparams),
                                beta_1=hparams.optimizer_adam_beta1,
                                beta_2=hparams.optimizer_adam_beta2,
                                epsilon=hparams.optimizer_adam_epsilon)

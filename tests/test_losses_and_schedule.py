@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from t2t_lite.hparams import HParams
 from t2t_lite.losses import SmoothedCrossEntropy, mean_over_tokens, smoothed_cross_entropy
@@ -46,6 +47,32 @@ def test_a_perfect_prediction_of_the_smoothed_target_scores_zero():
   logits = np.log(q).astype("float32")[None, None]
   assert float(smoothed_cross_entropy(np.array([[3]]), logits, smoothing)[0, 0]) == \
       pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_the_gradient_is_softmax_minus_the_smoothed_target(smoothing):
+  """d loss / d logits = (softmax(logits) - q) x the incoming gradient, 0 at padding."""
+  rng = np.random.default_rng(0)
+  batch, length, vocab = 2, 3, 7
+  logits = tf.constant(rng.standard_normal((batch, length, vocab)).astype("float32") * 4)
+  targets = tf.constant([[2, 3, 0], [6, 1, 4]], tf.int32)          # One padding position.
+  weights = tf.constant(rng.standard_normal((batch, length)).astype("float32"))
+  with tf.GradientTape() as tape:
+    tape.watch(logits)
+    loss = tf.reduce_sum(weights * smoothed_cross_entropy(targets, logits, smoothing))
+  gradient = tape.gradient(loss, logits).numpy()
+
+  q = np.full((batch, length, vocab), smoothing / (vocab - 1))
+  np.put_along_axis(q, targets.numpy()[..., None], 1 - smoothing, axis=-1)
+  probabilities = np.exp(logits.numpy() - logits.numpy().max(-1, keepdims=True))
+  probabilities /= probabilities.sum(-1, keepdims=True)
+  not_padding = (targets.numpy() != 0)[..., None]
+  expected = (probabilities - q) * weights.numpy()[..., None] * not_padding
+  # float32 softmax: exp of logits up to ~16 apart, each rounded; a few ulps of 1 per entry,
+  # scaled by the weight.
+  tolerance = 16 * np.finfo(np.float32).eps * np.abs(weights.numpy()).max()
+  np.testing.assert_allclose(gradient, expected, rtol=0, atol=tolerance)
+  assert np.all(gradient[0, 2] == 0.0)
 
 
 @pytest.mark.parametrize("step", [1, 100, 3999, 4000, 4001, 10000, 100000])
