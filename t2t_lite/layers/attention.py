@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
+from t2t_lite.layers.head_projection import HeadProjection
 
 # The backends whose keras.ops.dot_product_attention `attend` uses (see `_fused_context`).
 FUSED_BACKENDS = ("jax",)
@@ -26,14 +27,13 @@ class MultiHeadAttention(BuiltByFirstCall, keras.layers.Layer):
     self.num_heads = num_heads
     self.key_depth = key_channels // num_heads
     self.value_depth = value_channels // num_heads
-    self.query_dense = keras.layers.EinsumDense(
-        "btd,dhk->bthk", output_shape=(None, num_heads, self.key_depth), name="query")
-    self.key_dense = keras.layers.EinsumDense(
-        "bsd,dhk->bshk", output_shape=(None, num_heads, self.key_depth), name="key")
-    self.value_dense = keras.layers.EinsumDense(
-        "bsd,dhv->bshv", output_shape=(None, num_heads, self.value_depth), name="value")
-    self.output_dense = keras.layers.EinsumDense(
-        "bthv,hvd->btd", output_shape=(None, output_size), name="output")
+    self.query_dense = HeadProjection((output_size,), (num_heads, self.key_depth),
+                                      name="query")
+    self.key_dense = HeadProjection((output_size,), (num_heads, self.key_depth), name="key")
+    self.value_dense = HeadProjection((output_size,), (num_heads, self.value_depth),
+                                      name="value")
+    self.output_dense = HeadProjection((num_heads, self.value_depth), (output_size,),
+                                       name="output")
     self.dropout = keras.layers.Dropout(dropout)
 
   def project_memory(self, memory):
