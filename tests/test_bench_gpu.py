@@ -54,6 +54,15 @@ def test_a_gpu_section_without_markers_gets_them():
       "# Benchmarks\n\n## GPU\n\n<!-- gpu:begin -->\nbody\n<!-- gpu:end -->\n")
 
 
+def test_a_cpu_run_keeps_the_whole_gpu_section_notes_after_the_markers_too(tmp_path):
+  document = load("bench/gpu/document.py")
+  path = tmp_path / "benchmarks.md"
+  assert document.current_section(str(path)) is None
+  section = "## GPU\n\n<!-- gpu:begin -->\nnumbers\n<!-- gpu:end -->\n\n### Notes\n\nby hand\n"
+  path.write_text("# Benchmarks\n\n## CPU\n\nx\n\n" + section + "\n## After\n\nnot it\n")
+  assert document.current_section(str(path)) == section
+
+
 def test_matmuls_go_to_cublas_unless_xla_flags_already_choose(monkeypatch):
   gpu = load("bench/gpu/__init__.py")
   # Set here so that monkeypatch restores them: use_jax_backend sets what is unset.

@@ -42,15 +42,18 @@ def replace_section(document, body):
   return f"{before}{HEADING}\n\n{block}\n"
 
 
-def current_body(path):
-  """The text between the markers of the document at `path`, or None (no file, no markers)."""
+def current_section(path):
+  """The whole GPU section of the document at `path` (its heading, the measured text between
+  the markers and whatever was written after them, up to the next section), or None."""
   if not os.path.exists(path):
     return None
   with open(path, encoding="utf-8") as f:
-    document = f.read()
-  if BEGIN not in document or END not in document.split(BEGIN, 1)[1]:
+    lines = f.read().rstrip("\n").split("\n")
+  if HEADING not in lines:
     return None
-  return document.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+  start = lines.index(HEADING)
+  end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+  return "\n".join(lines[start:end]).rstrip("\n") + "\n"
 
 
 def section_body(machine_lines, tables, command, minutes, smoke, isolated):

@@ -1,0 +1,163 @@
+"""t2t-trainer on real batches vs the same model's step on one fixed batch, XLA off and on.
+
+The data: translate_ende_multi30k generated now from the Multi30k files beside the project
+into a temporary directory, or an existing --data_dir. For XLA off and on:
+  fixed batch: `TrainStep` on one batch of random ids with no padding, of the shape most
+               common among the real batches (sentences x bucket width, each side): the
+               benchmark tables' kind of number;
+  real batches: another `TrainStep` drawing the training batches of t2t-trainer's input
+               pipeline, timed in turn with the fixed one (5 steps at a time): what
+               padding inside the length buckets and smaller batches cost;
+  t2t-trainer: the trainer itself (`train`, schedule=train, no evaluations, one checkpoint
+               at the end) for --steps steps from scratch, its own tokens/s (what its
+               progress line shows): the first step's tracing and, with XLA, every
+               compilation (one per length bucket met) included; timed apart from the
+               others, so load elsewhere on the machine moves it alone.
+
+    python -m bench.real_batches [--data_dir=DIR] [--steps=100] [--repeats=3]
+"""
+
+import argparse
+import collections
+import glob
+import os
+import statistics
+import tempfile
+import time
+
+from bench import configs, ours, report
+from bench.timing import interleaved_medians
+from t2t_lite.optimization import build_optimizer
+from t2t_lite.training.step import TrainStep
+
+PROBLEM = "translate_ende_multi30k"
+HPARAMS_SET = "transformer_small_multi30k"
+MULTI30K = os.path.join(configs.SHARED_DATA, "multi30k")
+
+
+def generate(data_dir):
+  """PROBLEM's records and vocabulary in data_dir (made from MULTI30K if missing)."""
+  import t2t_lite.problems  # noqa: F401
+  from t2t_lite.data.problem import Sources
+  from t2t_lite.registry import PROBLEMS
+  problem = PROBLEMS[PROBLEM]()
+  if not os.path.exists(os.path.join(data_dir, f"{PROBLEM}-train.json")):
+    if not os.path.exists(os.path.join(MULTI30K, "train.en")):
+      raise SystemExit(f"bench.real_batches needs the Multi30k files in {MULTI30K} or a "
+                       f"--data_dir with {PROBLEM}'s records")
+    problem.generate_data(data_dir, Sources(tmp_dir=MULTI30K))
+  return problem
+
+
+def hparams_for_bench():
+  import t2t_lite.hparams_sets  # noqa: F401
+  from t2t_lite.registry import HPARAMS
+  return HPARAMS[HPARAMS_SET]()
+
+
+def common_shape(problem, data_dir, hparams, xla, batches=300):
+  """The most common (sentences, input width, target width) among the first training batches."""
+  dataset = problem.dataset("train", data_dir, hparams, training=True, deterministic=True,
+                            seed=1, pad_to_bucket_boundary=xla)
+  shapes = collections.Counter(
+      (int(b["targets"].shape[0]), int(b["inputs"].shape[1]), int(b["targets"].shape[1]))
+      for b in dataset.take(batches))
+  return shapes.most_common(1)[0][0]
+
+
+def step_rates(problem, data_dir, hparams, shape, xla, repeats, steps_per_repeat=5):
+  """Target tokens/s of TrainStep on one batch of `shape` (no padding) and on real batches,
+  timed in turn: (fixed, real)."""
+  import tensorflow as tf
+  sentences, input_width, target_width = shape
+  vocab_size, _ = problem.vocab_sizes(data_dir)
+  inputs, _ = configs.random_batch(vocab_size, sentences, input_width, seed=0)
+  _, targets = configs.random_batch(vocab_size, sentences, target_width, seed=1)
+  fixed_step = ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=xla)
+  model = ours.build_model(hparams, vocab_size)
+  optimizer = build_optimizer(hparams)
+  optimizer.build(model.trainable_variables)
+  real_step = TrainStep(tf.distribute.get_strategy(), model, optimizer, hparams.label_smoothing,
+                        jit_compile=xla)
+  batches = iter(problem.dataset("train", data_dir, hparams, training=True, deterministic=True,
+                                 seed=1, pad_to_bucket_boundary=xla))
+  real_tokens = []
+
+  def real_steps():
+    real_tokens.append(sum(real_step(batches)["tokens"] for _ in range(steps_per_repeat)))
+
+  seconds = interleaved_medians(
+      {"fixed": lambda: [fixed_step() for _ in range(steps_per_repeat)], "real": real_steps},
+      repeats, warmup=2)
+  fixed_tokens = sentences * target_width * steps_per_repeat
+  return fixed_tokens / seconds["fixed"], statistics.median(real_tokens[2:]) / seconds["real"]
+
+
+def trainer_rate(data_dir, output_dir, xla, steps):
+  """Target tokens/s of `train` over `steps` steps, as its progress line reports them."""
+  from t2t_lite.training.config import TrainConfig
+  from t2t_lite.training.trainer import train
+  from t2t_lite.registry import PROBLEMS
+  config = TrainConfig(output_dir=output_dir, train_steps=steps, schedule="train",
+                       random_seed=1, xla=xla, save_checkpoints_steps=steps,
+                       save_checkpoints_secs=0)
+  start = time.perf_counter()
+  train(PROBLEMS[PROBLEM](), hparams_for_bench(), config, data_dir)
+  elapsed = time.perf_counter() - start
+  return _last_summary(os.path.join(output_dir, "train"), "tokens_per_second"), elapsed
+
+
+def _last_summary(directory, tag):
+  """The last value of scalar summary `tag` in the event files of `directory`."""
+  import tensorflow as tf
+  from tensorflow.core.util import event_pb2
+  value = None
+  for path in sorted(glob.glob(os.path.join(directory, "events.*"))):
+    for record in tf.data.TFRecordDataset(path):
+      event = event_pb2.Event.FromString(record.numpy())
+      for summary_value in event.summary.value:
+        if summary_value.tag == tag:
+          value = float(tf.make_ndarray(summary_value.tensor))
+  return value
+
+
+def run(data_dir, steps, repeats):
+  rows, notes = [], []
+  with tempfile.TemporaryDirectory(prefix="t2t_bench_") as scratch:
+    data_dir = data_dir or os.path.join(scratch, "data")
+    problem = generate(data_dir)
+    hparams = hparams_for_bench()
+    for xla in (False, True):
+      shape = common_shape(problem, data_dir, hparams, xla)
+      fixed, real_step = step_rates(problem, data_dir, hparams, shape, xla, repeats)
+      real, seconds = trainer_rate(data_dir, os.path.join(scratch, f"run_xla_{xla}"), xla,
+                                   steps)
+      label = "XLA on" if xla else "XLA off"
+      rows.append([label, f"fixed batch {shape[0]} x {shape[1]} / {shape[2]} tokens",
+                   f"{fixed:,.0f}", "1.00x"])
+      rows.append([label, "TrainStep on real batches, timed in turn with the fixed one",
+                   f"{real_step:,.0f}", f"{real_step / fixed:.2f}x"])
+      rows.append([label, f"t2t-trainer, {steps} steps on real batches ({seconds:.0f} s)",
+                   f"{real:,.0f}", f"{real / fixed:.2f}x"])
+  notes.append(f"{PROBLEM}, {HPARAMS_SET} (batch_size {hparams.batch_size} tokens, length "
+               f"buckets x{hparams.length_bucket_step}). Fixed batch: sentences x input / "
+               f"target width, the most common shape of the first 300 real batches (with XLA "
+               f"padded to their bucket's boundary), random ids. Target tokens/s count real "
+               f"(non-padding) tokens; medians of {repeats} blocks of 5 steps after 2 warm-up "
+               f"blocks.")
+  return [report.Table("Real batches vs a fixed batch (t2t-trainer on Multi30k, CPU)",
+                       ["XLA", "batches", "target tokens/s", "real / fixed"], rows, notes)]
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--data_dir", default=None)
+  parser.add_argument("--steps", type=int, default=100)
+  parser.add_argument("--repeats", type=int, default=3)
+  parser.add_argument("--json", help="Also save the tables here (for python -m bench).")
+  args = parser.parse_args()
+  report.emit(run(args.data_dir, args.steps, args.repeats), args.json)
+
+
+if __name__ == "__main__":
+  main()
