@@ -11,8 +11,10 @@ from t2t_lite.optimization import build_optimizer
 
 @pytest.mark.slow
 def test_tiny_model_overfits_a_fixed_batch():
+  # A learning rate well inside the stable range: at twice it, the trajectory is chaotic
+  # (rounding-level differences between Adam implementations end anywhere from 0.02 to 1.1).
   hparams = SMALL.override("layer_prepostprocess_dropout=0.0,learning_rate_warmup_steps=40,"
-                           "learning_rate_constant=2.0")
+                           "learning_rate_constant=0.5")
   model = small_model(hparams)
   model.compile(optimizer=build_optimizer(hparams),
                 loss=SmoothedCrossEntropy(hparams.label_smoothing))
