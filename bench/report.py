@@ -81,13 +81,24 @@ def machine_description():
   memory = ""
   if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
     memory = f", {os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2 ** 30:.0f} GiB RAM"
-  flags = _cpu_flags()
-  vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+  vector = vector_extension()
   versions = ", ".join(f"{name} {_version(name)}" for name in
                        ("tensorflow", "keras", "torch", "keras-hub", "numpy"))
   return [f"CPU: {model}, {os.cpu_count()} logical cores ({vector}){memory}, "
           f"{platform.system()} {platform.release()}",
           f"Python {platform.python_version()}; {versions}"]
+
+
+def vector_extension():
+  """The CPU's widest vector extension of the kinds that matter here: AVX-512, AVX2 or none."""
+  flags = _cpu_flags()
+  return "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+
+
+def kernels_held_to():
+  """"AVX2" when this process's kernels are held to AVX2 (bench/__main__.py's AVX2_KERNELS),
+  else ""."""
+  return "AVX2" if os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper() == "AVX2" else ""
 
 
 def _cpu_flags():

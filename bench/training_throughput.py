@@ -105,7 +105,7 @@ def throughput_table(results, tokens, notes):
                    report.ratio(seconds[OURS_GRAPH], step),
                    report.ratio(seconds.get(OURS_XLA), step)])
   return report.Table(
-      "Training throughput (float32, CPU)",
+      "Training throughput (float32, CPU" + _held_to() + ")",
       ["model", "implementation", "ms/step", "target tokens/s", "ours XLA off / this",
        "ours XLA on / this"], rows, notes)
 
@@ -129,7 +129,7 @@ def mfu_table(results, tokens, peaks):
                                                  for framework, peak in model_peaks.items())
                         for name, model_peaks in peaks.items())
   return report.Table(
-      "Model-FLOPs utilisation of the training steps above",
+      "Model-FLOPs utilisation of the training steps above" + _held_to(),
       ["model", "implementation", "model MFLOPs / target token", "achieved GFLOP/s",
        "MFU (TensorFlow matmul peak)", "MFU (own framework's matmul peak)"], rows,
       [f"Float32 [2048, 2048] matmul peak, medians timed in turn with each model's steps: "
@@ -145,9 +145,16 @@ def xla_table(results):
       rows.append([name, "t2t_lite TrainStep", f"{seconds[OURS_GRAPH] * 1e3:,.0f}",
                    f"{seconds[OURS_XLA] * 1e3:,.0f}",
                    f"{seconds[OURS_GRAPH] / seconds[OURS_XLA]:.2f}x"])
-  return report.Table("XLA on vs off: a training step (from the throughput table)",
+  return report.Table("XLA on vs off: a training step (from the throughput table"
+                      + _held_to() + ")",
                       ["model", "implementation", "ms/step, XLA off", "ms/step, XLA on",
                        "speed-up from XLA"], rows, section="XLA on vs off")
+
+
+def _held_to():
+  """", kernels held to AVX2" when they are (bench/__main__.py runs this program so), else ""."""
+  held = report.kernels_held_to()
+  return f", kernels held to {held}" if held else ""
 
 
 def main():

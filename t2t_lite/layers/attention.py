@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
+from t2t_lite.layers.dropout import Dropout
 from t2t_lite.layers.head_projection import HeadProjection
 
 # The backends whose keras.ops.dot_product_attention `attend` uses (see `_fused_context`).
@@ -34,7 +35,7 @@ class MultiHeadAttention(BuiltByFirstCall, keras.layers.Layer):
                                       name="value")
     self.output_dense = HeadProjection((num_heads, self.value_depth), (output_size,),
                                        name="output")
-    self.dropout = keras.layers.Dropout(dropout)
+    self.dropout = Dropout(dropout)
 
   def project_memory(self, memory):
     """[batch, length, d_model] -> keys [batch, length, heads, d_k], values [..., d_v]."""

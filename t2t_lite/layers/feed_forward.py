@@ -3,6 +3,7 @@
 import keras
 
 from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
+from t2t_lite.layers.dropout import Dropout
 
 
 class FeedForward(BuiltByFirstCall, keras.layers.Layer):
@@ -11,7 +12,7 @@ class FeedForward(BuiltByFirstCall, keras.layers.Layer):
   def __init__(self, filter_size, hidden_size, relu_dropout=0.0, **kwargs):
     super().__init__(**kwargs)
     self.filter_dense = keras.layers.Dense(filter_size, activation="relu", name="filter")
-    self.dropout = keras.layers.Dropout(relu_dropout)
+    self.dropout = Dropout(relu_dropout)
     self.output_dense = keras.layers.Dense(hidden_size, name="output")
 
   def call(self, x, training=None):

@@ -2,6 +2,8 @@
 
 import keras
 
+from t2t_lite.layers.dropout import Dropout
+
 
 class ResidualNorm(keras.layers.Layer):
   """Wraps a sublayer f as post-norm (paper) or pre-norm (tensor2tensor v3).
@@ -16,7 +18,7 @@ class ResidualNorm(keras.layers.Layer):
     super().__init__(**kwargs)
     self.pre_norm = pre_norm
     self.norm = keras.layers.LayerNormalization(epsilon=epsilon, dtype="float32", name="norm")
-    self.dropout = keras.layers.Dropout(dropout)
+    self.dropout = Dropout(dropout)
 
   def _normalize(self, x):
     # Normalised in float32, returned in the compute dtype.

@@ -25,6 +25,7 @@ from t2t_lite.hparams import HParams
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias, step_bias
 from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
 from t2t_lite.layers.decoder import Decoder
+from t2t_lite.layers.dropout import Dropout
 from t2t_lite.layers.embedding import PositionalEncoding, TokenEmbedding
 from t2t_lite.layers.encoder import Encoder
 from t2t_lite.registry import MODELS
@@ -57,7 +58,7 @@ class Transformer(BuiltByFirstCall, keras.Model):
                                               hparams.max_length, name="input_positions")
     self.target_positions = PositionalEncoding(hparams.pos, hparams.hidden_size,
                                                hparams.max_length, name="target_positions")
-    self.embedding_dropout = keras.layers.Dropout(hparams.layer_prepostprocess_dropout)
+    self.embedding_dropout = Dropout(hparams.layer_prepostprocess_dropout)
     self.encoder = Encoder(hparams, name="encoder")
     self.decoder = Decoder(hparams, name="decoder")
 

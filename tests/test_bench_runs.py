@@ -1,0 +1,33 @@
+"""`python -m bench` chooses its runs: the AVX2-kernel rerun only where it means something."""
+
+import importlib
+
+bench_main = importlib.import_module("bench.__main__")
+
+
+def test_avx512_machines_rerun_training_throughput_on_avx2_kernels(monkeypatch):
+  monkeypatch.setattr(bench_main.report, "vector_extension", lambda: "AVX-512")
+  chosen = bench_main.runs(["training_throughput", "memory"])
+  assert [(program, environment) for program, _, environment in chosen] == [
+      ("training_throughput", None), ("training_throughput", bench_main.AVX2_KERNELS),
+      ("memory", None)]
+
+
+def test_avx2_machines_and_other_programs_run_once(monkeypatch):
+  monkeypatch.setattr(bench_main.report, "vector_extension", lambda: "AVX2")
+  assert [program for program, _, _ in bench_main.runs(["training_throughput", "memory"])] == [
+      "training_throughput", "memory"]
+  monkeypatch.setattr(bench_main.report, "vector_extension", lambda: "AVX-512")
+  assert [program for program, _, _ in bench_main.runs(["memory"])] == ["memory"]
+
+
+def test_the_environment_is_written_as_a_shell_takes_it():
+  assert bench_main.environment_text(None) == ""
+  assert bench_main.environment_text({"A": "1", "B": "--flag=2"}) == "A=1 B=--flag=2 "
+
+
+def test_held_kernels_are_read_from_the_environment(monkeypatch):
+  monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+  assert bench_main.report.kernels_held_to() == ""
+  monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "avx2")
+  assert bench_main.report.kernels_held_to() == "AVX2"
