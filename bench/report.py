@@ -69,6 +69,12 @@ def gib(num_bytes):
   return f"{num_bytes / 2 ** 30:.2f}"
 
 
+# The /proc/cpuinfo flags that decide which kernels oneDNN, XLA, MKL and ATen run.
+KERNEL_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl",
+                "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile",
+                "amx_bf16", "amx_int8", "amx_fp16")
+
+
 def machine_description():
   """Lines describing the CPU, memory and library versions of this run."""
   model = platform.processor() or "unknown CPU"
@@ -84,8 +90,10 @@ def machine_description():
   vector = vector_extension()
   versions = ", ".join(f"{name} {_version(name)}" for name in
                        ("tensorflow", "keras", "torch", "keras-hub", "numpy"))
+  flags = " ".join(flag for flag in KERNEL_FLAGS if flag in _cpu_flags()) or "none of them"
   return [f"CPU: {model}, {os.cpu_count()} logical cores ({vector}){memory}, "
           f"{platform.system()} {platform.release()}",
+          f"CPU flags that choose the matmul and vector kernels: {flags}",
           f"Python {platform.python_version()}; {versions}"]
 
 

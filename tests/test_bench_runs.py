@@ -31,3 +31,9 @@ def test_held_kernels_are_read_from_the_environment(monkeypatch):
   assert bench_main.report.kernels_held_to() == ""
   monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "avx2")
   assert bench_main.report.kernels_held_to() == "AVX2"
+
+
+def test_the_machine_description_names_the_kernel_choosing_flags(monkeypatch):
+  monkeypatch.setattr(bench_main.report, "_cpu_flags", lambda: {"avx2", "fma", "sse4_2"})
+  lines = bench_main.report.machine_description()
+  assert "CPU flags that choose the matmul and vector kernels: avx2 fma" in lines
