@@ -33,6 +33,8 @@ which repairs unbalanced output (see `t2t_lite.data.trees.delinearize`).
 import os
 import re
 
+import tensorflow as tf
+
 from t2t_lite.constants import WORD_START
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
 from t2t_lite.data.trees import (LEAF_TOKENS, PLACEHOLDER_TAG, POS_TAGS, delinearize,
@@ -195,9 +197,9 @@ class ParsingEnglishPtb16k(TextPairProblem):
           continue
         yield " ".join(words), " ".join(tokens)
 
-  def required_count(self, source_text):
-    """One leaf per word of the source."""
-    return len(source_text.split())
+  def required_counts(self, sources):
+    """One leaf per word of each source ([batch] string -> [batch] int32)."""
+    return tf.cast(tf.strings.split(sources).row_lengths(), tf.int32)
 
   def decoded_text(self, source_text, decoded_text):
     """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""

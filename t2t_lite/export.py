@@ -7,7 +7,8 @@ tensorflow_text):
   serving_default(sentences: [batch] string; a single string counts as a batch of one) ->
       translations [batch] string (the best hypothesis), scores [batch] float32,
       n_best [batch, n_best] string, n_best_scores [batch, n_best] float32
-  decode_ids(ids: [batch, max_input_length] int32, 0-padded, each ending in EOS) ->
+  decode_ids(ids: [batch, max_input_length] int32, 0-padded, each ending in EOS[,
+             required_counts: [batch] int32 where the problem has a count rule]) ->
       ids [batch, beam, length] int32, scores [batch, beam] float32
 
 The SentencePiece tokenizer, beam search (or greedy decoding) and detokenizer
@@ -15,7 +16,10 @@ run inside the graph. Inputs are truncated to `max_input_length` tokens and
 blank inputs give blank outputs, as in t2t-decoder; inputs are padded to
 `max_input_length` (static shapes for the search).
 Problems whose targets are a representation of text (parsing: linearised trees)
-return that representation; t2t-decoder turns it into trees.
+return that representation; t2t-decoder turns it into trees. A problem's count rule
+(parsing: one leaf per source word; t2t_lite.decoding.token_counts) holds in both
+signatures, as in t2t-decoder, unless the decode settings lift it (`count_rule=False`):
+serving_default counts each sentence's requirement in the graph, decode_ids takes it.
 """
 
 import json
@@ -28,34 +32,45 @@ from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids
+from t2t_lite.decoding.token_counts import CountRule, problem_counted_ids
 from t2t_lite.run import Run
 
 
 class Exported(tf.Module):
   """The exported object: model, vocabularies and decoding settings."""
 
-  def __init__(self, model, input_vocab, target_vocab, settings, max_input_length):
+  def __init__(self, model, problem, input_vocab, target_vocab, settings, max_input_length):
     super().__init__(name="t2t_lite_export")
     # The weights are tracked as plain variables, and the Keras model is reached
     # through a closure: as a tracked child, Keras would add a serving function
     # of its own to the SavedModel, traced with guessed float inputs.
     self.model_variables = [weight.value for weight in model.weights]
-    self._decode = lambda ids, settings: decode_ids(
-        model, ids, beam_size=settings.beam_size, alpha=settings.alpha,
-        extra_length=settings.extra_length)
+    self._model = lambda: model
+    self.problem = problem  # Reached while tracing only (its count rule's ops).
     self.input_vocab = input_vocab
     self.target_vocab = target_vocab
     self.settings = settings  # DecodeHParams.
     self.max_input_length = max_input_length
+    self.counted = problem_counted_ids(problem, target_vocab, settings)  # [vocab] or None.
     self.translate = tf.function(
         self._translate, input_signature=[tf.TensorSpec(None, tf.string, name="sentences")])
-    self.decode_ids = tf.function(
-        self._decode_ids,
-        input_signature=[tf.TensorSpec([None, max_input_length], tf.int32, name="ids")])
+    ids_spec = [tf.TensorSpec([None, max_input_length], tf.int32, name="ids")]
+    if self.counted is None:
+      self.decode_ids = tf.function(lambda ids: self._decode_ids(ids), input_signature=ids_spec)
+    else:
+      self.decode_ids = tf.function(
+          self._decode_ids,
+          input_signature=ids_spec + [tf.TensorSpec([None], tf.int32, name="required_counts")])
 
-  def _decode_ids(self, ids):
-    """[batch, max_input_length] ids -> {"ids": [batch, beam, length], "scores": [batch, beam]}."""
-    ids, scores = self._decode(ids, self.settings)
+  def _decode_ids(self, ids, required_counts=None):
+    """[batch, max_input_length] ids (and [batch] required counts under a count rule) ->
+    {"ids": [batch, beam, length], "scores": [batch, beam]}."""
+    settings = self.settings
+    rule = None if self.counted is None else CountRule(tf.constant(self.counted),
+                                                        required_counts)
+    ids, scores = decode_ids(self._model(), ids, beam_size=settings.beam_size,
+                             alpha=settings.alpha, extra_length=settings.extra_length,
+                             count_rule=rule)
     return {"ids": ids, "scores": scores}
 
   def _translate(self, sentences):
@@ -69,7 +84,8 @@ class Exported(tf.Module):
     ids = tokens.to_tensor(default_value=PAD_ID, shape=[None, limit])  # [batch, limit]
     last = tf.equal(tf.range(limit), limit - 1)[None, :]              # [1, limit]
     ids = tf.where(tf.logical_and(too_long[:, None], last), EOS_ID, ids)
-    decoded = self._decode_ids(ids)
+    required = None if self.counted is None else self.problem.required_counts(sentences)
+    decoded = self._decode_ids(ids, required)                       # required: [batch]
     n = self.settings.n_best
     best_ids = decoded["ids"][:, :n]                                # [batch, n, length]
     batch = tf.shape(best_ids)[0]
@@ -101,7 +117,7 @@ def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_hparams
     run.restore(checkpoint_path)
     # A SavedModel's search has a static input width: "never truncate" keeps max_length.
     max_input_length = settings.input_limit(run.hparams) or run.hparams.max_length
-    exported = Exported(run.model, run.input_vocab, run.target_vocab, settings,
+    exported = Exported(run.model, run.problem, run.input_vocab, run.target_vocab, settings,
                         max_input_length)
     tf.saved_model.save(exported, staging, signatures={
         "serving_default": exported.translate, "decode_ids": exported.decode_ids})

@@ -6,14 +6,9 @@ import shutil
 import pytest
 
 from commands import call
+from trainer_runs import BEAM_WITH_OUTPUTS
 
 ODD_LINES = ["", "   ", "Ünïcödé — “quotes” «guillemets» 😀\ttab", "a\u2028line separator"]
-
-
-# Beam settings for tests that read what was decoded: the 60-step model's best beam
-# hypothesis under the paper's alpha=0.6 is the empty line, so a length reward (alpha=2)
-# keeps its outputs as long as extra_length allows and different from line to line.
-BEAM_WITH_OUTPUTS = "beam_size=2,alpha=2.0,extra_length=5,max_input_length=40"
 
 
 def decode(output_dir, *flags, stdin=""):

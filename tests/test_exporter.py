@@ -3,8 +3,9 @@
 import os
 
 from commands import call, run_script
+from trainer_runs import BEAM_WITH_OUTPUTS
 
-SETTINGS = "--decode_hparams=beam_size=2,extra_length=5,max_input_length=40"
+SETTINGS = f"--decode_hparams={BEAM_WITH_OUTPUTS}"
 
 
 def test_exported_model_gives_the_decoders_output(trained_run, shared_data, tmp_path):
@@ -26,6 +27,7 @@ def test_exported_model_gives_the_decoders_output(trained_run, shared_data, tmp_
   served = run_script("export_check.py", export_dir, source)
   assert served.returncode == 0, served.stderr[-3000:]
   assert served.stdout.split("\n") == decoded.stdout.split("\n")
+  assert len(set(served.stdout.split("\n"))) >= 3  # Outputs that differ between lines.
   assert len(served.stdout.split("\n")) == len(lines) + 1
 
   # An earlier export is replaced; a SavedModel the exporter did not write is not.

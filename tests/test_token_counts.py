@@ -16,9 +16,10 @@ from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.greedy import greedy_search
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
-from t2t_lite.decoding.token_counts import CountRule, counted_ids_table
+from t2t_lite.decoding.token_counts import CountRule, counted_ids_table, problem_counted_ids
 from t2t_lite.decoding import translate
 from t2t_lite.decoding.translate import Translator
+from t2t_lite.export import Exported
 from t2t_lite.problems.parsing_ptb import ParsingEnglishPtb16k
 
 WRAPS = {"eager": None, "xla": lambda f: tf.function(f, jit_compile=True)}
@@ -119,14 +120,20 @@ TREES = ["(S (NP DT NN )NP (VP VBD (PP IN (NP DT NN )NP )PP )VP . )S",
          "(S (NP NNS )NP (VP VBD )VP . )S"]
 
 
-@pytest.mark.parametrize("count_rule", [True, False])
-def test_the_translator_decodes_the_parser_under_its_rule(monkeypatch, count_rule):
+def untrained_parser():
+  """-> (problem, model, vocabulary): an untrained parser with a small real vocabulary."""
   problem = ParsingEnglishPtb16k()
   size = 480
   model = small_model(hparams=dataclasses.replace(SMALL, max_length=64), input_vocab=size,
                       target_vocab=size, seed=1)  # Before the vocabulary: seeding resets
   vocabulary = Vocabulary(train_sentencepiece(   # the TF resources made before it.
       (SENTENCES + TREES) * 20, size, user_defined_symbols=problem.user_defined_symbols))
+  return problem, model, vocabulary
+
+
+@pytest.mark.parametrize("count_rule", [True, False])
+def test_the_translator_decodes_the_parser_under_its_rule(monkeypatch, count_rule):
+  problem, model, vocabulary = untrained_parser()
   searches = []
 
   def recording_decode_ids(*args, **kwargs):
@@ -155,3 +162,24 @@ def test_the_translator_decodes_the_parser_under_its_rule(monkeypatch, count_rul
   for example, required in enumerate(np.asarray(rule.required)):
     for k in np.flatnonzero(np.isfinite(scores[example])):
       assert counted[trim_after_eos(ids[example, k])].sum() == required
+
+
+def test_the_exported_parser_decodes_under_its_rule(tmp_path):
+  """decode_ids holds each output to the counts it is given; serving_default counts each
+  sentence's words in its graph and gives what decode_ids gives for those counts."""
+  problem, model, vocabulary = untrained_parser()
+  model({"inputs": tf.ones([1, 3], tf.int32), "targets": tf.ones([1, 3], tf.int32)})  # Built.
+  settings = DecodeHParams(beam_size=2, alpha=0.3, extra_length=25)
+  exported = Exported(model, problem, vocabulary, vocabulary, settings, max_input_length=20)
+  tf.saved_model.save(exported, str(tmp_path), signatures={
+      "serving_default": exported.translate, "decode_ids": exported.decode_ids})
+  served = tf.saved_model.load(str(tmp_path)).signatures
+  ids = [vocabulary.encode(tf.constant([sentence])).to_list()[0] for sentence in SENTENCES]
+  padded_ids = tf.constant([row + [PAD] * (20 - len(row)) for row in ids], tf.int32)
+  counted = problem_counted_ids(problem, vocabulary, settings)
+  for required in ([2, 0, 5], [len(sentence.split()) for sentence in SENTENCES]):
+    decoded = served["decode_ids"](ids=padded_ids, required_counts=tf.constant(required))
+    best = [trim_after_eos(row[0]) for row in decoded["ids"].numpy()]
+    assert [counted[ids].sum() for ids in best] == required
+  outputs = served["serving_default"](sentences=tf.constant(SENTENCES))["translations"]
+  assert outputs.numpy().tolist() == vocabulary.decode(tf.ragged.constant(best)).numpy().tolist()

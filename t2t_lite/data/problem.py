@@ -15,10 +15,11 @@ What a subclass sets or implements:
   shared_vocab          one vocabulary for source and target (the paper's choice).
   user_defined_symbols  tokens kept atomic in the vocabulary, e.g. "(S", ")S".
   decode_defaults       DecodeDefaults(beam_size, alpha, extra_length).
-  counted_target_tokens, required_count(source_text)  optional: the count rule
+  counted_target_tokens, required_counts(sources)  optional: the count rule
                         the decoders apply (t2t_lite.decoding.token_counts):
-                        each output holds `required_count(source)` of these
-                        tokens (parsing: one leaf per source word).
+                        each output holds `required_counts` of these tokens
+                        (parsing: one leaf per source word), in graph ops, so
+                        that an exported SavedModel applies the rule too.
   decoding_metric(sources, outputs, references)  optional: (name, value) of
                         decoded lines against reference targets, what
                         t2t-trainer's dev decoding reports (parsing: bracket
@@ -162,10 +163,11 @@ class TextPairProblem:
     del source_text, decoded_text
     return False
 
-  def required_count(self, source_text):
-    """How many `counted_target_tokens` the output for `source_text` holds (problems that
-    set them implement it)."""
-    raise NotImplementedError(f"{self.name} sets counted_target_tokens without required_count")
+  def required_counts(self, sources):
+    """sources [batch] tf.string -> [batch] int32: how many `counted_target_tokens` the
+    output for each source holds (problems that set them implement it, in TensorFlow ops:
+    t2t-exporter puts them in the SavedModel's graph)."""
+    raise NotImplementedError(f"{self.name} sets counted_target_tokens without required_counts")
 
   # Data generation.
 

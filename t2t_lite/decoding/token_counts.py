@@ -43,6 +43,14 @@ def counted_ids_table(pieces, tokens):
   return table
 
 
+def problem_counted_ids(problem, target_vocab, settings):
+  """The `counted` table of a problem's count rule, or None when it has none or the decode
+  settings lift it (`count_rule=False`)."""
+  if not (problem.counted_target_tokens and settings.count_rule):
+    return None
+  return counted_ids_table(target_vocab.pieces(), problem.counted_target_tokens)
+
+
 def apply_count_rule(log_probs, sequences, rule, step, limits, eos_id=EOS_ID):
   """log_probs with -inf (IMPOSSIBLE_LOG_PROB) where the rule forbids a token.
 

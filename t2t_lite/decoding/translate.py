@@ -26,7 +26,7 @@ import tensorflow as tf
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.data.batching import bucket_boundaries
 from t2t_lite.decoding.model_decoding import decode_ids, n_best
-from t2t_lite.decoding.token_counts import CountRule, counted_ids_table
+from t2t_lite.decoding.token_counts import CountRule, problem_counted_ids
 from t2t_lite.progress_line import ProgressLine
 from t2t_lite.strategy import uses_gpu
 
@@ -52,7 +52,8 @@ class Translator:
     # keras.ops.while_loop: no autograph needed.
     self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy),
                                autograph=False)
-    self.counted = self._counted_ids()  # [vocab] int32, or None: no count rule.
+    # [vocab] int32, or None: no count rule.
+    self.counted = problem_counted_ids(self.problem, self.target_vocab, settings)
     self.repaired = self.decoded = 0  # Of the last `translate` call.
 
   def translate(self, lines, progress=True):
@@ -66,7 +67,7 @@ class Translator:
     self.repaired = 0
     todo = [i for i, line in enumerate(lines) if line.strip()]
     ids = self._encode([lines[i] for i in todo], todo)
-    required = [self._required_count(lines[i]) for i in todo]
+    required = self._required_counts([lines[i] for i in todo])
     order = sorted(range(len(todo)), key=lambda k: len(ids[k]))  # Shortest first.
     batch_size = self.settings.batch_size
     replicas = self.strategy.num_replicas_in_sync
@@ -84,14 +85,11 @@ class Translator:
     self.decoded = len(todo)
     return outputs
 
-  def _counted_ids(self):
-    tokens = self.problem.counted_target_tokens
-    if not (tokens and self.settings.count_rule):
-      return None
-    return counted_ids_table(self.target_vocab.pieces(), tokens)
-
-  def _required_count(self, line):
-    return 0 if self.counted is None else self.problem.required_count(line)
+  def _required_counts(self, lines):
+    """The count rule's required count of each line ([] of int; zeros without the rule)."""
+    if self.counted is None or not lines:
+      return [0] * len(lines)
+    return self.problem.required_counts(tf.constant(lines)).numpy().tolist()
 
   def _encode(self, texts, line_indices):
     """Texts -> lists of ids ending with EOS, truncated to `input_limit` (warned)."""
