@@ -12,7 +12,10 @@ into a temporary directory, or an existing --data_dir. For XLA off and on:
                at the end) for --steps steps from scratch, its own tokens/s (what its
                progress line shows): the first step's tracing and, with XLA, every
                compilation (one per length bucket met) included; timed apart from the
-               others, so load elsewhere on the machine moves it alone.
+               others, so load elsewhere on the machine moves it alone;
+  the same run after its first 10% of steps: the target tokens of the later steps over
+               the time between their summaries (the rate a long run settles at, as far
+               as the buckets met early are the ones met later).
 
     python -m bench.real_batches [--data_dir=DIR] [--steps=100] [--repeats=3]
 """
@@ -94,7 +97,8 @@ def step_rates(problem, data_dir, hparams, shape, xla, repeats, steps_per_repeat
 
 
 def trainer_rate(data_dir, output_dir, xla, steps):
-  """Target tokens/s of `train` over `steps` steps, as its progress line reports them."""
+  """`train` for `steps` steps -> (target tokens/s as its progress line reports them, the
+  same after its first tenth of steps, seconds the call took)."""
   from t2t_lite.training.config import TrainConfig
   from t2t_lite.training.trainer import train
   from t2t_lite.registry import PROBLEMS
@@ -104,21 +108,31 @@ def trainer_rate(data_dir, output_dir, xla, steps):
   start = time.perf_counter()
   train(PROBLEMS[PROBLEM](), hparams_for_bench(), config, data_dir)
   elapsed = time.perf_counter() - start
-  return _last_summary(os.path.join(output_dir, "train"), "tokens_per_second"), elapsed
+  directory = os.path.join(output_dir, "train")
+  whole_run = _summaries(directory, "tokens_per_second")[-1][2]
+  settled = _rate_after(_summaries(directory, "target_tokens"), max(steps // 10, 1))
+  return whole_run, settled, elapsed
 
 
-def _last_summary(directory, tag):
-  """The last value of scalar summary `tag` in the event files of `directory`."""
+def _rate_after(tokens, first_steps):
+  """Target tokens/s of the steps after `first_steps`, from [(step, wall time, tokens)]."""
+  (_, start, _), later = tokens[first_steps - 1], tokens[first_steps:]
+  return sum(count for _, _, count in later) / (later[-1][1] - start)
+
+
+def _summaries(directory, tag):
+  """[(step, wall time, value)] of scalar summary `tag` in the event files of `directory`."""
   import tensorflow as tf
   from tensorflow.core.util import event_pb2
-  value = None
+  values = []
   for path in sorted(glob.glob(os.path.join(directory, "events.*"))):
     for record in tf.data.TFRecordDataset(path):
       event = event_pb2.Event.FromString(record.numpy())
       for summary_value in event.summary.value:
         if summary_value.tag == tag:
-          value = float(tf.make_ndarray(summary_value.tensor))
-  return value
+          values.append((event.step, event.wall_time,
+                         float(tf.make_ndarray(summary_value.tensor))))
+  return sorted(values)
 
 
 def run(data_dir, steps, repeats):
@@ -130,8 +144,8 @@ def run(data_dir, steps, repeats):
     for xla in (False, True):
       shape = common_shape(problem, data_dir, hparams, xla)
       fixed, real_step = step_rates(problem, data_dir, hparams, shape, xla, repeats)
-      real, seconds = trainer_rate(data_dir, os.path.join(scratch, f"run_xla_{xla}"), xla,
-                                   steps)
+      real, settled, seconds = trainer_rate(
+          data_dir, os.path.join(scratch, f"run_xla_{xla}"), xla, steps)
       label = "XLA on" if xla else "XLA off"
       rows.append([label, f"fixed batch {shape[0]} x {shape[1]} / {shape[2]} tokens",
                    f"{fixed:,.0f}", "1.00x"])
@@ -139,6 +153,8 @@ def run(data_dir, steps, repeats):
                    f"{real_step:,.0f}", f"{real_step / fixed:.2f}x"])
       rows.append([label, f"t2t-trainer, {steps} steps on real batches ({seconds:.0f} s)",
                    f"{real:,.0f}", f"{real / fixed:.2f}x"])
+      rows.append([label, f"the same run, steps {max(steps // 10, 1) + 1}-{steps}",
+                   f"{settled:,.0f}", f"{settled / fixed:.2f}x"])
   notes.append(f"{PROBLEM}, {HPARAMS_SET} (batch_size {hparams.batch_size} tokens, length "
                f"buckets x{hparams.length_bucket_step}). Fixed batch: sentences x input / "
                f"target width, the most common shape of the first 300 real batches (with XLA "

@@ -37,3 +37,11 @@ def test_the_machine_description_names_the_kernel_choosing_flags(monkeypatch):
   monkeypatch.setattr(bench_main.report, "_cpu_flags", lambda: {"avx2", "fma", "sse4_2"})
   lines = bench_main.report.machine_description()
   assert "CPU flags that choose the matmul and vector kernels: avx2 fma" in lines
+
+
+def test_a_runs_settled_rate_leaves_out_its_first_steps():
+  from bench.real_batches import _rate_after
+  # (step, wall time, target tokens): a slow first step, then 100 tokens a second.
+  summaries = [(1, 10.0, 50.0), (2, 11.0, 100.0), (3, 12.0, 100.0), (4, 14.0, 200.0)]
+  assert _rate_after(summaries, 1) == 400.0 / 4.0
+  assert _rate_after(summaries, 2) == 300.0 / 3.0

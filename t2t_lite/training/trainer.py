@@ -275,7 +275,7 @@ class _Loop:
     self._record("train", self.train_writer, step, {
         "loss": stats["loss_sum"] / tokens, "accuracy": stats["correct"] / tokens,
         "perplexity": perplexity(stats["nll_sum"] / tokens), "learning_rate": learning_rate,
-        "tokens_per_second": tokens_per_second})
+        "tokens_per_second": tokens_per_second, "target_tokens": stats["tokens"]})
 
   def _evaluate(self, step, progress):
     results = self.evaluator.evaluate()
