@@ -11,10 +11,11 @@ _LEVELS = 1 << 16
 class Dropout(keras.layers.Dropout):
   """`keras.layers.Dropout`, cheaper on TensorFlow (see module doc and `_tensorflow_dropout`).
 
-  Keras's TensorFlow dropout draws one float32 uniform per element (Philox, four 32-bit
-  draws per call); here one 32-bit draw serves two elements as two 16-bit integers. On a
-  2-core CPU that halved the random numbers' share of a transformer_base training step.
-  Other backends, noise shapes and rates of 0 or 1 take Keras's path.
+  Keras's TensorFlow dropout draws a 32-bit random number per element and turns it into
+  a float32 uniform; here one 32-bit draw serves two elements as two 16-bit integers. On
+  a 2-core AVX-512 CPU, dropout over a million elements, forward and backward, took 2.9 ms
+  against Keras's 3.9, and the transformer_base training step 1-3% less (interleaved
+  A/B runs). Other backends, noise shapes and rates of 0 or 1 take Keras's path.
   """
 
   def call(self, inputs, training=False):
