@@ -18,6 +18,7 @@ into a temporary directory, or an existing --data_dir. For XLA off and on:
                as the buckets met early are the ones met later).
 
     python -m bench.real_batches [--data_dir=DIR] [--steps=100] [--repeats=3]
+                                 [--hparams=length_bucket_step=1.65]
 """
 
 import argparse
@@ -52,10 +53,11 @@ def generate(data_dir):
   return problem
 
 
-def hparams_for_bench():
+def hparams_for_bench(overrides=""):
+  """HPARAMS_SET with `overrides` (as --hparams takes them, e.g. "length_bucket_step=1.65")."""
   import t2t_lite.hparams_sets  # noqa: F401
   from t2t_lite.registry import HPARAMS
-  return HPARAMS[HPARAMS_SET]()
+  return HPARAMS[HPARAMS_SET]().override(overrides)
 
 
 def common_shape(problem, data_dir, hparams, xla, batches=300):
@@ -96,7 +98,7 @@ def step_rates(problem, data_dir, hparams, shape, xla, repeats, steps_per_repeat
   return fixed_tokens / seconds["fixed"], statistics.median(real_tokens[2:]) / seconds["real"]
 
 
-def trainer_rate(data_dir, output_dir, xla, steps):
+def trainer_rate(data_dir, output_dir, hparams, xla, steps):
   """`train` for `steps` steps -> (target tokens/s as its progress line reports them, the
   same after its first tenth of steps, seconds the call took)."""
   from t2t_lite.training.config import TrainConfig
@@ -106,7 +108,7 @@ def trainer_rate(data_dir, output_dir, xla, steps):
                        random_seed=1, xla=xla, save_checkpoints_steps=steps,
                        save_checkpoints_secs=0)
   start = time.perf_counter()
-  train(PROBLEMS[PROBLEM](), hparams_for_bench(), config, data_dir)
+  train(PROBLEMS[PROBLEM](), hparams, config, data_dir)
   elapsed = time.perf_counter() - start
   directory = os.path.join(output_dir, "train")
   whole_run = _summaries(directory, "tokens_per_second")[-1][2]
@@ -135,17 +137,17 @@ def _summaries(directory, tag):
   return sorted(values)
 
 
-def run(data_dir, steps, repeats):
+def run(data_dir, steps, repeats, overrides=""):
   rows, notes = [], []
   with tempfile.TemporaryDirectory(prefix="t2t_bench_") as scratch:
     data_dir = data_dir or os.path.join(scratch, "data")
     problem = generate(data_dir)
-    hparams = hparams_for_bench()
+    hparams = hparams_for_bench(overrides)
     for xla in (False, True):
       shape = common_shape(problem, data_dir, hparams, xla)
       fixed, real_step = step_rates(problem, data_dir, hparams, shape, xla, repeats)
       real, settled, seconds = trainer_rate(
-          data_dir, os.path.join(scratch, f"run_xla_{xla}"), xla, steps)
+          data_dir, os.path.join(scratch, f"run_xla_{xla}"), hparams, xla, steps)
       label = "XLA on" if xla else "XLA off"
       rows.append([label, f"fixed batch {shape[0]} x {shape[1]} / {shape[2]} tokens",
                    f"{fixed:,.0f}", "1.00x"])
@@ -170,9 +172,11 @@ def main():
   parser.add_argument("--data_dir", default=None)
   parser.add_argument("--steps", type=int, default=100)
   parser.add_argument("--repeats", type=int, default=3)
+  parser.add_argument("--hparams", default="",
+                      help=f"Overrides of {HPARAMS_SET}, e.g. length_bucket_step=1.65.")
   parser.add_argument("--json", help="Also save the tables here (for python -m bench).")
   args = parser.parse_args()
-  report.emit(run(args.data_dir, args.steps, args.repeats), args.json)
+  report.emit(run(args.data_dir, args.steps, args.repeats, args.hparams), args.json)
 
 
 if __name__ == "__main__":
