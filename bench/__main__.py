@@ -36,6 +36,9 @@ XLA_SECTION = ("XLA on vs off", "The same measurements as the tables above, side
 AVX2_KERNELS = {"ONEDNN_MAX_CPU_ISA": "AVX2", "XLA_FLAGS": "--xla_cpu_max_isa=AVX2",
                 "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}
 AVX2_RUN = ("training_throughput", "Training throughput on AVX2 kernels", AVX2_KERNELS)
+AVX2_INTRO = ("The training tables again, every framework's kernels held to AVX2 (oneDNN's "
+              "matmuls, XLA's code, PyTorch's MKL and ATen): the instructions of an AVX2 "
+              "machine, on this machine's cores, caches and memory.")
 PROGRAM_TIMEOUT_S = 600
 # real_batches runs t2t-trainer twice (XLA off, then on: a compilation per length bucket).
 LONGER_TIMEOUT_S = {"real_batches": 1500}
@@ -106,10 +109,7 @@ def main():
                            os.path.join(scratch, f"{index}_{program}.json"), environment)
       command_text = f"{environment_text(environment)}python -m bench.{program}"
       took = f"`{command_text}` took {time.perf_counter() - program_start:.0f} s."
-      intro = description(program) if environment is None else (
-          "The training tables again, every framework's kernels held to AVX2 (oneDNN's "
-          "matmuls, XLA's code, PyTorch's MKL and ATen): the instructions of an AVX2 "
-          "machine, on this machine's cores, caches and memory.")
+      intro = description(program) if environment is None else AVX2_INTRO
       xla_tables += [table for table in tables if table.section == XLA_SECTION[0]]
       sections.append((heading, f"{intro}\n\n{took}",
                        [table for table in tables if table.section != XLA_SECTION[0]]))
