@@ -15,6 +15,7 @@ from t2t_lite.run import Run
 from t2t_lite.run import description as run_dir
 from t2t_lite.run.checkpoints import checkpoint_paths, restore_newest
 from t2t_lite.training.averaging import MARKER, average_checkpoints
+from t2t_lite.training import checkpoints as training_checkpoints_module
 from t2t_lite.training.checkpoints import Checkpoints
 from t2t_lite.training.evaluation import perplexity
 from t2t_lite.training.trainer import check_loss, divergence_bound
@@ -128,16 +129,44 @@ def test_a_failed_save_leaves_no_partial_files(tmp_path, monkeypatch):
                             weights=tf.Variable(tf.zeros([10])))
   checkpoints.save(1)
 
-  def full_disk(checkpoint_number):
-    os.makedirs(os.path.join(output_dir, f"ckpt-{checkpoint_number}_temp"))
-    raise tf.errors.ResourceExhaustedError(None, None, f"{output_dir}/ckpt-2_temp/part-0; No "
+  def full_disk(prefix):
+    os.makedirs(prefix + "_temp")
+    raise tf.errors.ResourceExhaustedError(None, None, f"{prefix}_temp/part-0; No "
                                                        f"space left on device")
 
-  monkeypatch.setattr(checkpoints.manager, "save", full_disk)
+  monkeypatch.setattr(checkpoints.checkpoint, "write", full_disk)
   with pytest.raises(UserError, match="could not save checkpoint .*ckpt-2: .*No space left on "
                                       "device; the last checkpoint .*ckpt-1 is intact"):
     checkpoints.save(2)
   assert not [name for name in os.listdir(output_dir) if name.startswith("ckpt-2")]
+
+
+def test_a_save_killed_while_deleting_old_checkpoints_lists_only_whole_ones(tmp_path,
+                                                                            monkeypatch):
+  """The state file drops a checkpoint before its files go: a kill between the two leaves
+  stray files, which the next start removes, never a listed checkpoint without files."""
+  output_dir = str(tmp_path)
+
+  def checkpoints():
+    return Checkpoints(tf.distribute.get_strategy(), output_dir, 2, 1, 0,
+                       weights=tf.Variable(tf.zeros([10])))
+
+  first = checkpoints()
+  first.save(1)
+  first.save(2)
+
+  def killed(prefix):
+    raise SystemExit(f"killed before deleting {prefix}")
+
+  monkeypatch.setattr(training_checkpoints_module, "_remove_checkpoint_files", killed)
+  with pytest.raises(SystemExit):
+    first.save(3)
+  monkeypatch.undo()
+  assert [os.path.basename(p) for p in checkpoint_paths(output_dir)] == ["ckpt-2", "ckpt-3"]
+  assert os.path.exists(os.path.join(output_dir, "ckpt-1.index"))  # The sweep did not run.
+  checkpoints()
+  assert sorted(name for name in os.listdir(output_dir) if name.startswith("ckpt-")) == [
+      f"ckpt-{step}.{kind}" for step in (2, 3) for kind in ("data-00000-of-00001", "index")]
 
 
 def edit_json(path, **changes):

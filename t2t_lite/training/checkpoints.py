@@ -1,13 +1,16 @@
 """Saving checkpoints during training: atomically, every N steps or seconds, K at a time.
 
 A checkpoint is trusted only once the directory's `checkpoint` state file
-names it (`t2t_lite.run.checkpoints`), so a process killed mid-write leaves at
-most stray temporary files (removed at the next start), never a checkpoint
-that looks valid but is not. `restore_latest` resumes from the newest listed
-checkpoint that reads. `CheckpointManager` deletes all but the last `keep`.
+names it (`t2t_lite.run.checkpoints`). A save writes the checkpoint's files,
+then replaces the state file with the last `keep` checkpoints, then deletes
+the files of those it dropped. So a process killed at any moment leaves at
+most stray files (removed at the next start), never a listed checkpoint that
+is partly written or already deleted. `restore_latest` resumes from the newest
+listed checkpoint that reads.
 """
 
 import os
+import re
 import time
 
 from absl import logging
@@ -18,6 +21,9 @@ from t2t_lite.file_errors import first_line
 from t2t_lite.run.checkpoints import (checkpoint_paths, checkpoint_step, restore_newest,
                                       write_state)
 from t2t_lite.strategy import is_chief
+
+# A checkpoint's index or data file: ckpt-N.index, ckpt-N.data-00000-of-00001.
+CHECKPOINT_FILE = re.compile(r"ckpt-(\d+)\.(index|data-\d+-of-\d+)")
 
 
 class Checkpoints:
@@ -36,13 +42,10 @@ class Checkpoints:
     self.checkpoint = tf.train.Checkpoint(**trackables)
     if is_chief(strategy):
       remove_unfinished_saves(output_dir)
-    self.manager = self._manager()
+    listed = checkpoint_paths(output_dir)
+    self.latest = listed[-1] if listed else None  # The newest listed checkpoint's path.
     self._last_step = 0
     self._last_time = time.monotonic()
-
-  def _manager(self):
-    return tf.train.CheckpointManager(self.checkpoint, self.output_dir, self.keep,
-                                      checkpoint_name="ckpt")
 
   def restore_latest(self):
     """Restores the newest readable checkpoint of output_dir; returns its path or None.
@@ -57,7 +60,7 @@ class Checkpoints:
     listed = checkpoint_paths(self.output_dir)
     if listed[-1] != path and is_chief(self.strategy):
       write_state(self.output_dir, listed[:listed.index(path) + 1])
-      self.manager = self._manager()
+    self.latest = path
     logging.info("restored %s", path)
     self._last_step = checkpoint_step(path)
     return path
@@ -70,8 +73,8 @@ class Checkpoints:
 
   def save(self, step):
     """Writes checkpoint ckpt-<step> (once per step) and prunes old ones; returns its path."""
-    if self.manager.latest_checkpoint and self.manager.latest_checkpoint.endswith(f"-{step}"):
-      return self.manager.latest_checkpoint
+    if self.latest and checkpoint_step(self.latest) == step:
+      return self.latest
     if is_chief(self.strategy):
       path = self._save_as_chief(step)
     else:
@@ -84,24 +87,48 @@ class Checkpoints:
     return path
 
   def _save_as_chief(self, step):
-    """manager.save; a failed save (no space, read-only) leaves no partial files and
-    is a UserError naming the directory and the cause."""
+    """Writes ckpt-<step>, lists it with the `keep - 1` before it, then deletes the
+    files of older ones. A failed save (no space, read-only) leaves no partial files
+    and is a UserError naming the directory and the cause."""
+    prefix = os.path.join(self.output_dir, f"ckpt-{step}")
     try:
-      return self.manager.save(checkpoint_number=step)
-    except tf.errors.OpError as error:
-      prefix = os.path.join(self.output_dir, f"ckpt-{step}")
-      for path in tf.io.gfile.glob(prefix + ".*") + tf.io.gfile.glob(prefix + "_temp"):
-        _remove(path)
+      self.checkpoint.save_counter.assign_add(1)  # Restoring expects it, as Checkpoint.save.
+      path = self.checkpoint.write(prefix)
+      older = [p for p in checkpoint_paths(self.output_dir) if checkpoint_step(p) != step]
+      listed = older + [path]
+      write_state(self.output_dir, listed[-self.keep:])
+    except (tf.errors.OpError, OSError) as error:
+      _remove_checkpoint_files(prefix)
       raise UserError(
           f"could not save checkpoint {prefix}: {first_line(error)}; the last checkpoint "
-          f"{self.manager.latest_checkpoint or '(none yet)'} is intact; free space or fix "
+          f"{self.latest or '(none yet)'} is intact; free space or fix "
           f"{self.output_dir}, then run the same command to resume") from None
+    self.latest = path
+    for dropped in listed[:-self.keep]:
+      _remove_checkpoint_files(dropped)
+    return path
 
 
 def remove_unfinished_saves(output_dir):
-  """Removes the `ckpt-N_temp` directories a save killed midway leaves behind."""
-  for path in tf.io.gfile.glob(os.path.join(output_dir, "ckpt-*_temp")):
+  """Removes what a process killed mid-save leaves behind: `ckpt-N_temp` directories,
+  and files of checkpoints older than every listed one (dropped from the state
+  file, not yet deleted)."""
+  leftovers = tf.io.gfile.glob(os.path.join(output_dir, "ckpt-*_temp"))
+  listed = checkpoint_paths(output_dir)
+  if listed:
+    oldest_kept = checkpoint_step(listed[0])
+    for path in tf.io.gfile.glob(os.path.join(output_dir, "ckpt-*.*")):
+      match = CHECKPOINT_FILE.fullmatch(os.path.basename(path))
+      if match and int(match.group(1)) < oldest_kept:
+        leftovers.append(path)
+  for path in leftovers:
     logging.warning("removing %s, left by a save that did not finish", path)
+    _remove(path)
+
+
+def _remove_checkpoint_files(prefix):
+  """Deletes a checkpoint's index and data files and its unfinished `_temp` directory."""
+  for path in tf.io.gfile.glob(prefix + ".*") + tf.io.gfile.glob(prefix + "_temp"):
     _remove(path)
 
 
