@@ -7,12 +7,14 @@ into a temporary directory, or an existing --data_dir. For XLA off and on:
                benchmark tables' kind of number;
   real batches: another `TrainStep` drawing the training batches of t2t-trainer's input
                pipeline, timed in turn with the fixed one (5 steps at a time): what
-               padding inside the length buckets and smaller batches cost;
+               padding inside the length buckets and smaller batches cost; both
+               measured before the trainer's run and again after it, and averaged;
   t2t-trainer: the trainer itself (`train`, schedule=train, no evaluations, one checkpoint
                at the end) for --steps steps from scratch, its own tokens/s (what its
                progress line shows): the first step's tracing and, with XLA, every
-               compilation (one per length bucket met) included; timed apart from the
-               others, so load elsewhere on the machine moves it alone;
+               compilation (one per length bucket met) included; timed between the two
+               measurements of the others, so a drift of the machine's speed over the
+               run shows as a difference between them (in the notes);
   the same run after its first 10% of steps: the target tokens of the later steps over
                the time between their summaries (the rate a long run settles at, as far
                as the buckets met early are the ones met later).
@@ -70,32 +72,41 @@ def common_shape(problem, data_dir, hparams, xla, batches=300):
   return shapes.most_common(1)[0][0]
 
 
-def step_rates(problem, data_dir, hparams, shape, xla, repeats, steps_per_repeat=5):
+class StepRates:
   """Target tokens/s of TrainStep on one batch of `shape` (no padding) and on real batches,
-  timed in turn: (fixed, real)."""
-  import tensorflow as tf
-  sentences, input_width, target_width = shape
-  vocab_size, _ = problem.vocab_sizes(data_dir)
-  inputs, _ = configs.random_batch(vocab_size, sentences, input_width, seed=0)
-  _, targets = configs.random_batch(vocab_size, sentences, target_width, seed=1)
-  fixed_step = ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=xla)
-  model = ours.build_model(hparams, vocab_size)
-  optimizer = build_optimizer(hparams)
-  optimizer.build(model.trainable_variables)
-  real_step = TrainStep(tf.distribute.get_strategy(), model, optimizer, hparams.label_smoothing,
-                        jit_compile=xla)
-  batches = iter(problem.dataset("train", data_dir, hparams, training=True, deterministic=True,
-                                 seed=1, pad_to_bucket_boundary=xla))
-  real_tokens = []
+  timed in turn, `steps_per_repeat` steps at a time."""
 
-  def real_steps():
-    real_tokens.append(sum(real_step(batches)["tokens"] for _ in range(steps_per_repeat)))
+  def __init__(self, problem, data_dir, hparams, shape, xla, steps_per_repeat=5):
+    import tensorflow as tf
+    sentences, input_width, target_width = shape
+    vocab_size, _ = problem.vocab_sizes(data_dir)
+    inputs, _ = configs.random_batch(vocab_size, sentences, input_width, seed=0)
+    _, targets = configs.random_batch(vocab_size, sentences, target_width, seed=1)
+    self.fixed_step = ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=xla)
+    model = ours.build_model(hparams, vocab_size)
+    optimizer = build_optimizer(hparams)
+    optimizer.build(model.trainable_variables)
+    self.real_step = TrainStep(tf.distribute.get_strategy(), model, optimizer,
+                               hparams.label_smoothing, jit_compile=xla)
+    self.batches = iter(problem.dataset("train", data_dir, hparams, training=True,
+                                        deterministic=True, seed=1,
+                                        pad_to_bucket_boundary=xla))
+    self.steps_per_repeat = steps_per_repeat
+    self.fixed_tokens = sentences * target_width * steps_per_repeat
 
-  seconds = interleaved_medians(
-      {"fixed": lambda: [fixed_step() for _ in range(steps_per_repeat)], "real": real_steps},
-      repeats, warmup=2)
-  fixed_tokens = sentences * target_width * steps_per_repeat
-  return fixed_tokens / seconds["fixed"], statistics.median(real_tokens[2:]) / seconds["real"]
+  def measure(self, repeats, warmup):
+    """-> (fixed, real) target tokens/s: medians of `repeats` blocks after `warmup` blocks."""
+    real_tokens = []
+
+    def real_steps():
+      real_tokens.append(sum(self.real_step(self.batches)["tokens"]
+                             for _ in range(self.steps_per_repeat)))
+
+    seconds = interleaved_medians(
+        {"fixed": lambda: [self.fixed_step() for _ in range(self.steps_per_repeat)],
+         "real": real_steps}, repeats, warmup=warmup)
+    real = statistics.median(real_tokens[warmup:]) / seconds["real"]
+    return self.fixed_tokens / seconds["fixed"], real
 
 
 def trainer_rate(data_dir, output_dir, hparams, xla, steps):
@@ -145,9 +156,14 @@ def run(data_dir, steps, repeats, overrides=""):
     hparams = hparams_for_bench(overrides)
     for xla in (False, True):
       shape = common_shape(problem, data_dir, hparams, xla)
-      fixed, real_step = step_rates(problem, data_dir, hparams, shape, xla, repeats)
+      # The steps' rates are measured before and after the trainer's run and averaged:
+      # the machine's speed may drift over the minutes the run takes.
+      rates = StepRates(problem, data_dir, hparams, shape, xla)
+      before = rates.measure(repeats, warmup=2)
       real, settled, seconds = trainer_rate(
           data_dir, os.path.join(scratch, f"run_xla_{xla}"), hparams, xla, steps)
+      after = rates.measure(repeats, warmup=0)
+      fixed, real_step = ((b + a) / 2 for b, a in zip(before, after))
       label = "XLA on" if xla else "XLA off"
       rows.append([label, f"fixed batch {shape[0]} x {shape[1]} / {shape[2]} tokens",
                    f"{fixed:,.0f}", "1.00x"])
@@ -157,12 +173,15 @@ def run(data_dir, steps, repeats, overrides=""):
                    f"{real:,.0f}", f"{real / fixed:.2f}x"])
       rows.append([label, f"the same run, steps {max(steps // 10, 1) + 1}-{steps}",
                    f"{settled:,.0f}", f"{settled / fixed:.2f}x"])
-  notes.append(f"{PROBLEM}, {HPARAMS_SET} (batch_size {hparams.batch_size} tokens, length "
+      notes.append(f"{label}: the fixed batch ran at {before[0]:,.0f} tok/s before the "
+                   f"trainer's run and {after[0]:,.0f} after it ({after[0] / before[0]:.2f}x); "
+                   f"the table gives the mean.")
+  notes.insert(0, f"{PROBLEM}, {HPARAMS_SET} (batch_size {hparams.batch_size} tokens, length "
                f"buckets x{hparams.length_bucket_step}). Fixed batch: sentences x input / "
                f"target width, the most common shape of the first 300 real batches (with XLA "
                f"padded to their bucket's boundary), random ids. Target tokens/s count real "
-               f"(non-padding) tokens; medians of {repeats} blocks of 5 steps after 2 warm-up "
-               f"blocks.")
+               f"(non-padding) tokens; fixed and real: medians of {repeats} blocks of 5 steps "
+               f"after 2 warm-up blocks, measured before the trainer's run and again after it.")
   return [report.Table("Real batches vs a fixed batch (t2t-trainer on Multi30k, CPU)",
                        ["XLA", "batches", "target tokens/s", "real / fixed"], rows, notes)]
 

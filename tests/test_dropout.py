@@ -1,19 +1,44 @@
-"""Dropout: the rate, the scale and the gradient of Keras's, from half the random bits."""
+"""Dropout: the rate, the scale and the gradient of Keras's, from half the random bits
+(a quarter on JAX, checked in a process of its own)."""
+
+import sys
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from commands import environment, run
 from t2t_lite.layers.dropout import Dropout
 
 ELEMENTS = 200_001  # Odd: the last element takes half of a 32-bit draw.
+RATES = (0.1, 0.3)
+
+# On Keras's JAX backend: saves the outputs on ELEMENTS ones at each rate, two masks of
+# one layer in a row, two layers of one seed, and the gradient with its output.
+ON_JAX = """
+import sys
+import jax, numpy as np
+from t2t_lite.layers.dropout import Dropout
+elements, path = int(sys.argv[1]), sys.argv[2]
+ones = jax.numpy.ones([elements])
+outputs = {f"rate_{rate}": np.asarray(Dropout(rate, seed=1)(ones, training=True))
+           for rate in (0.1, 0.3)}
+layer = Dropout(0.5, seed=2)
+outputs["first"], outputs["second"] = (np.asarray(layer(ones[:2000], training=True))
+                                       for _ in range(2))
+outputs["seed_a"], outputs["seed_b"] = (np.asarray(Dropout(0.2, seed=3)(ones[:1000],
+                                                                        training=True))
+                                        for _ in range(2))
+x = jax.random.normal(jax.random.key(0), [50, 40])
+layer = Dropout(0.25, seed=4)
+y, pullback = jax.vjp(lambda v: layer(v, training=True), x)
+outputs["y"], outputs["gradient"] = np.asarray(y), np.asarray(pullback(jax.numpy.ones_like(y))[0])
+np.savez(path, **outputs)
+"""
 
 
-@pytest.mark.parametrize("rate", [0.1, 0.3])
-def test_drops_at_the_rate_and_keeps_the_expectation(rate):
-  layer = Dropout(rate, seed=1)
-  x = tf.ones([ELEMENTS])
-  y = layer(x, training=True).numpy()
+def check_rate_and_expectation(y, rate):
+  """y: the dropout of ELEMENTS ones at `rate`."""
   dropped = np.mean(y == 0.0)
   # Binomial: 5 standard deviations of the fraction dropped (a false failure ~1e-6).
   assert abs(dropped - rate) < 5 * np.sqrt(rate * (1 - rate) / ELEMENTS)
@@ -22,6 +47,12 @@ def test_drops_at_the_rate_and_keeps_the_expectation(rate):
   np.testing.assert_allclose(kept, 1.0 / (1.0 - rate), rtol=2.0 ** -15)
   # So the mean stays the input's: within the same 5 deviations, scaled.
   assert abs(y.mean() - 1.0) < 5 * np.sqrt(rate / (1 - rate) / ELEMENTS)
+
+
+@pytest.mark.parametrize("rate", RATES)
+def test_drops_at_the_rate_and_keeps_the_expectation(rate):
+  layer = Dropout(rate, seed=1)
+  check_rate_and_expectation(layer(tf.ones([ELEMENTS]), training=True).numpy(), rate)
 
 
 def test_identity_unless_training_and_fresh_masks_each_call():
@@ -55,3 +86,17 @@ def test_bfloat16_stays_bfloat16():
   y = layer(tf.ones([10, 10], tf.bfloat16), training=True)
   assert y.dtype == tf.bfloat16
   assert set(np.unique(y.numpy().astype(np.float32))) <= {0.0, float(tf.cast(1 / 0.9, tf.bfloat16))}
+
+
+def test_on_jax_the_same_rate_expectation_seeding_and_gradient(tmp_path):
+  path = tmp_path / "outputs.npz"
+  result = run([sys.executable, "-c", ON_JAX, str(ELEMENTS), str(path)],
+               env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
+  assert result.returncode == 0, result.stderr[-3000:]
+  outputs = np.load(path)
+  for rate in RATES:
+    check_rate_and_expectation(outputs[f"rate_{rate}"], rate)
+  assert not np.array_equal(outputs["first"] != 0, outputs["second"] != 0)
+  np.testing.assert_array_equal(outputs["seed_a"], outputs["seed_b"])
+  expected = np.where(outputs["y"] != 0.0, 1.0 / 0.75, 0.0)
+  np.testing.assert_allclose(outputs["gradient"], expected, rtol=2.0 ** -15)
