@@ -4,8 +4,9 @@ A checkpoint is trusted only once the directory's `checkpoint` state file
 names it (`t2t_lite.run.checkpoints`). A save writes the checkpoint's files,
 then replaces the state file with the last `keep` checkpoints, then deletes
 the files of those it dropped. So a process killed at any moment leaves at
-most stray files (removed at the next start), never a listed checkpoint that
-is partly written or already deleted. `restore_latest` resumes from the newest
+most stray files (the next start removes those of dropped checkpoints; the
+next save of the same step replaces an unlisted new one), never a listed
+checkpoint that is partly written or already deleted. `restore_latest` resumes from the newest
 listed checkpoint that reads.
 """
 

@@ -242,8 +242,7 @@ class _Loop:
         stats = self.train_step(iterator)
         previous, step = step, self.step()
         loss = stats["loss_sum"] / max(stats["tokens"], 1.0)
-        check_loss(step, loss, self.target_vocab_size,
-                   self.checkpoints.latest)
+        check_loss(step, loss, self.target_vocab_size, self.checkpoints.latest)
         flops += cost.training_flops(
             self.hparams, self.target_vocab_size, stats["input_tokens"], stats["tokens"],
             stats["input_tokens"] / max(stats["examples"], 1.0),
