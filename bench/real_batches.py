@@ -177,11 +177,11 @@ def run(data_dir, steps, repeats, overrides=""):
                    f"trainer's run and {after[0]:,.0f} after it ({after[0] / before[0]:.2f}x); "
                    f"the table gives the mean.")
   notes.insert(0, f"{PROBLEM}, {HPARAMS_SET} (batch_size {hparams.batch_size} tokens, length "
-               f"buckets x{hparams.length_bucket_step}). Fixed batch: sentences x input / "
-               f"target width, the most common shape of the first 300 real batches (with XLA "
-               f"padded to their bucket's boundary), random ids. Target tokens/s count real "
-               f"(non-padding) tokens; fixed and real: medians of {repeats} blocks of 5 steps "
-               f"after 2 warm-up blocks, measured before the trainer's run and again after it.")
+                f"buckets x{hparams.length_bucket_step}). Fixed batch: sentences x input / "
+                f"target width, the most common shape of the first 300 real batches (with XLA "
+                f"padded to their bucket's boundary), random ids. Target tokens/s count real "
+                f"(non-padding) tokens; fixed and real: medians of {repeats} blocks of 5 steps "
+                f"after 2 warm-up blocks, measured before the trainer's run and again after it.")
   return [report.Table("Real batches vs a fixed batch (t2t-trainer on Multi30k, CPU)",
                        ["XLA", "batches", "target tokens/s", "real / fixed"], rows, notes)]
 
