@@ -13,16 +13,16 @@ from t2t_lite.layers.dropout import Dropout
 ELEMENTS = 200_001  # Odd: the last element takes half of a 32-bit draw.
 RATES = (0.1, 0.3)
 
-# On Keras's JAX backend: saves the outputs on ELEMENTS ones at each rate, two masks of
+# On Keras's JAX backend: saves the outputs on ELEMENTS ones at each of RATES, two masks of
 # one layer in a row, two layers of one seed, and the gradient with its output.
 ON_JAX = """
 import sys
 import jax, numpy as np
 from t2t_lite.layers.dropout import Dropout
-elements, path = int(sys.argv[1]), sys.argv[2]
+elements, path, rates = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 ones = jax.numpy.ones([elements])
-outputs = {f"rate_{rate}": np.asarray(Dropout(rate, seed=1)(ones, training=True))
-           for rate in (0.1, 0.3)}
+outputs = {f"rate_{rate}": np.asarray(Dropout(float(rate), seed=1)(ones, training=True))
+           for rate in rates}
 layer = Dropout(0.5, seed=2)
 outputs["first"], outputs["second"] = (np.asarray(layer(ones[:2000], training=True))
                                        for _ in range(2))
@@ -90,7 +90,7 @@ def test_bfloat16_stays_bfloat16():
 
 def test_on_jax_the_same_rate_expectation_seeding_and_gradient(tmp_path):
   path = tmp_path / "outputs.npz"
-  result = run([sys.executable, "-c", ON_JAX, str(ELEMENTS), str(path)],
+  result = run([sys.executable, "-c", ON_JAX, str(ELEMENTS), str(path), *map(str, RATES)],
                env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
   assert result.returncode == 0, result.stderr[-3000:]
   outputs = np.load(path)

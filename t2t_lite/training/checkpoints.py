@@ -6,8 +6,8 @@ then replaces the state file with the last `keep` checkpoints, then deletes
 the files of those it dropped. So a process killed at any moment leaves at
 most stray files (the next start removes those of dropped checkpoints; the
 next save of the same step replaces an unlisted new one), never a listed
-checkpoint that is partly written or already deleted. `restore_latest` resumes from the newest
-listed checkpoint that reads.
+checkpoint that is partly written or already deleted. `restore_latest` resumes
+from the newest listed checkpoint that reads.
 """
 
 import os
