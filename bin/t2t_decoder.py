@@ -5,6 +5,7 @@
         [--checkpoint_path=RUN/ckpt-N] [--problem=NAME]
     t2t-decoder --output_dir=RUN --decode_interactive
     t2t-decoder --output_dir=RUN --score_file=pairs.tsv [--decode_to_file=scores.txt]
+    t2t-decoder --output_dir=RUN_A,RUN_B --decode_from_file=src.en --decode_to_file=out.de
 
 The run directory holds the hparams, the problem and the vocabulary: no training
 flag is repeated. Defaults come from the problem (translation: beam 4, alpha 0.6,
@@ -14,6 +15,8 @@ exactly one output line, in order; see `t2t_lite.decoding.translate` for the rul
 hypotheses per line; write_scores=True follows each with a tab and its score.
 --score_file scores given `input<TAB>target` lines instead, as tensor2tensor does
 (t2t_lite.decoding.scoring).
+Several comma-separated run directories (one problem, one vocabulary) decode as an
+ensemble: at each step the mean of their probabilities (t2t_lite.run.ensemble).
 """
 
 import sys
@@ -41,7 +44,7 @@ def main(argv):
   from t2t_lite.atomic_files import write_text_atomic
   from t2t_lite.errors import UserError
   from t2t_lite.output_paths import check_output_file
-  from t2t_lite.run import Run
+  from t2t_lite.run.ensemble import open_runs
   common.require_run_dir()
   if FLAGS.score_file and (FLAGS.decode_from_file or FLAGS.decode_interactive):
     raise UserError("--score_file goes without --decode_from_file and --decode_interactive")
@@ -51,7 +54,7 @@ def main(argv):
   if FLAGS.decode_to_file:
     check_output_file(FLAGS.decode_to_file, "--decode_to_file", [source])
   lines = None if FLAGS.decode_interactive else list(read_lines(source))
-  translator = Run.open(FLAGS.output_dir, FLAGS.checkpoint_path, FLAGS.problem).translator(
+  translator = open_runs(FLAGS.output_dir, FLAGS.checkpoint_path, FLAGS.problem).translator(
       FLAGS.decode_hparams)
   if FLAGS.decode_interactive:
     _decode_interactively(translator)

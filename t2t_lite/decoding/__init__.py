@@ -4,6 +4,7 @@
   greedy.py          the argmax at every step, over the same step callback and cache.
   lengths.py         what both share: per-example limits, the forced EOS, the length penalty.
   model_decoding.py  a `Transformer` plugged in: encode, build the cache, search, trim.
+  ensemble.py        several models as one: the mean of their probabilities at each step.
 
 A step callback is `step_fn(ids [n], step scalar, cache) -> (logits [n, vocab], cache)`:
 `ids` are the decoder inputs at position `step` (the initial id at step 0, then the

@@ -38,8 +38,9 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
   """Decodes a batch of input ids with a `Transformer`: greedy when beam_size == 1.
 
   Args:
-    model: a `Transformer` (t2t_lite.models.transformer). On the JAX backend its
-      weights must exist first (loaded, or one call): the search loop is traced.
+    model: a `Transformer` (t2t_lite.models.transformer), or an `EnsembleModel` of several
+      (ensemble.py). On the JAX backend its weights must exist first (loaded, or one
+      call): the search loop is traced.
     inputs: [batch, s] int32 ids, 0 = padding; s must be static (a Python int).
     beam_size: 1 for greedy decoding, else the beam width.
     alpha: the length-penalty exponent.

@@ -79,14 +79,14 @@ class Run:
     return cls(directory, run_files.read_hparams(directory), description, strategy)
 
   @classmethod
-  def open(cls, directory, checkpoint=None, problem=None):
+  def open(cls, directory, checkpoint=None, problem=None, strategy=None):
     """The run with its weights from `checkpoint`, or else from its newest checkpoint that
-    reads, on every local GPU (`make_strategy`).
+    reads, on every local GPU (`make_strategy`, or the given `strategy`).
 
     problem: the name of the problem the caller expects (UserError when the run is of
       another); None: the run's own.
     """
-    run = cls.read(directory, make_strategy())
+    run = cls.read(directory, strategy or make_strategy())
     if problem and PROBLEMS.canonical_name(problem) != run.description.problem:
       raise UserError(f"{directory} is a run of problem {run.description.problem}, not "
                       f"{problem}; pass that run's problem or another --output_dir")

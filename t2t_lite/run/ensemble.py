@@ -1,0 +1,112 @@
+"""Several run directories decoded as an ensemble: what `t2t-decoder --output_dir=A,B` opens.
+
+    runs = RunEnsemble.open(["RUN_A", "RUN_B"])       # each run's newest readable checkpoint
+    runs.translate(["A man rides a bike."], decode_hparams="beam_size=4")
+    runs.translator("beam_size=4")                    # the `Translator` t2t-decoder uses
+
+    open_runs("RUN_A,RUN_B")   # --output_dir as t2t-decoder takes it: a Run, or a RunEnsemble
+
+The runs must be of one problem, with the same input and target vocabularies
+(the SentencePiece files' contents, compared piece by piece): a one-line UserError
+names the first that differs. The step's distribution is the mean of the members'
+(`t2t_lite.decoding.ensemble`); the problem's decoding defaults, its count rule and
+every --decode_hparams setting apply as for one run.
+"""
+
+from t2t_lite.decoding.decode_hparams import decode_hparams_for
+from t2t_lite.decoding.ensemble import EnsembleModel
+from t2t_lite.decoding.translate import Translator
+from t2t_lite.errors import UserError
+from t2t_lite.run.run import Run
+from t2t_lite.strategy import make_strategy
+
+
+def open_runs(output_dir, checkpoint_path=None, problem=None):
+  """--output_dir=A[,B,...] and --checkpoint_path -> `Run.open` of one run directory, or a
+  `RunEnsemble` of several (--checkpoint_path then names one checkpoint per run, comma-
+  separated in the same order, an empty entry meaning that run's newest)."""
+  directories = [d.strip() for d in output_dir.split(",")]
+  if len(directories) == 1:
+    return Run.open(directories[0], checkpoint_path, problem)
+  if not all(directories):
+    raise UserError(f"--output_dir={output_dir} has an empty entry; list run directories "
+                    f"separated by commas")
+  checkpoints = [None] * len(directories)
+  if checkpoint_path:
+    checkpoints = [c.strip() or None for c in checkpoint_path.split(",")]
+    if len(checkpoints) != len(directories):
+      raise UserError(f"--checkpoint_path names {len(checkpoints)} checkpoints for "
+                      f"{len(directories)} runs in --output_dir; give one per run, in order, "
+                      f"separated by commas (an empty entry: that run's newest)")
+  return RunEnsemble.open(directories, checkpoints, problem)
+
+
+class RunEnsemble:
+  """Runs of one problem and one vocabulary decoded together.
+
+  runs: the `Run`s, each restored, in one strategy. Has what a `Translator` reads of
+  a run (model: an `EnsembleModel`; hparams: its hparams; problem, vocabularies and
+  strategy: the first run's).
+  """
+
+  def __init__(self, runs):
+    check_compatible(runs)
+    self.runs = list(runs)
+    first = self.runs[0]
+    self.directory = ",".join(run.directory for run in self.runs)
+    self.model = EnsembleModel([run.model for run in self.runs])
+    self.hparams = self.model.hparams
+    self.problem, self.strategy = first.problem, first.strategy
+    self.input_vocab, self.target_vocab = first.input_vocab, first.target_vocab
+    self._translators = {}
+
+  @classmethod
+  def open(cls, directories, checkpoints=None, problem=None):
+    """The runs of `directories`, each with the weights of its entry in `checkpoints` (None:
+    its newest readable checkpoint), in one strategy over every local GPU. problem: the
+    problem the caller expects (UserError when the runs are of another)."""
+    checkpoints = checkpoints or [None] * len(directories)
+    strategy = make_strategy()
+    check_compatible([Run.read(d, strategy) for d in directories])  # Before any weights load.
+    return cls([Run.open(d, c, problem, strategy=strategy)
+                for d, c in zip(directories, checkpoints)])
+
+  def translator(self, decode_hparams=""):
+    """A `Translator` of the ensemble (as `Run.translator`)."""
+    if decode_hparams not in self._translators:
+      self._translators[decode_hparams] = Translator(
+          self, decode_hparams_for(self.problem, decode_hparams))
+    return self._translators[decode_hparams]
+
+  def translate(self, lines, decode_hparams="", progress=False):
+    """Input lines -> output lines (as many, in order), decoded as t2t-decoder decodes."""
+    return self.translator(decode_hparams).translate(lines, progress=progress)
+
+
+def check_compatible(runs):
+  """UserError (one line) unless every run has the first's problem and vocabularies."""
+  first = runs[0]
+  for run in runs[1:]:
+    if run.description.problem != first.description.problem:
+      raise UserError(f"cannot ensemble {first.directory} and {run.directory}: they are runs "
+                      f"of problems {first.description.problem} and {run.description.problem}")
+    for side in ("input", "target"):
+      difference = vocabulary_difference(getattr(first, f"{side}_vocab"),
+                                         getattr(run, f"{side}_vocab"))
+      if difference:
+        raise UserError(f"cannot ensemble {first.directory} and {run.directory}: their {side} "
+                        f"vocabularies differ ({difference}); ensemble runs trained on one "
+                        f"vocabulary")
+
+
+def vocabulary_difference(first, second):
+  """Where two `Vocabulary`s differ, in words ("" when their files' contents are equal):
+  their sizes, their first differing piece, or else their SentencePiece settings."""
+  if first.model_proto == second.model_proto:
+    return ""
+  if first.size != second.size:
+    return f"{first.size} and {second.size} pieces"
+  for piece_id, (a, b) in enumerate(zip(first.pieces(), second.pieces())):
+    if a != b:
+      return f"piece {piece_id} is {a!r} in one, {b!r} in the other"
+  return "same pieces, other SentencePiece settings"
