@@ -4,12 +4,15 @@
     t2t-bleu --translations_dir=DIR --reference=newstest2014.de [--event_dir=EVENTS]
 
 prints, one labelled line each: sacreBLEU cased and uncased (with sacrebleu's
-signatures), tensor2tensor's BLEU_cased and BLEU_uncased, and the
+signatures), tensor2tensor's BLEU_cased and BLEU_uncased, the
 paper-comparable tokenized BLEU with compound splitting (Moses' tokenizer for
---language). See t2t_lite.metrics.bleu for what each number means and how it
-is computed. --bleu_variant=cased|uncased keeps only those (the compound-split
-BLEU is cased). --translations_dir scores each file named `*-STEP` there, in
-step order, and --event_dir writes the scores to TensorBoard at those steps.
+--language), and the lowercased tokenized BLEU Multi30k papers report
+(multi-bleu.perl on the dataset's lowercased Moses tokens). See
+t2t_lite.metrics.bleu for what each number means and how it is computed.
+--bleu_variant=cased|uncased keeps only those (the compound-split BLEU is
+cased, the lowercased tokenized one uncased). --translations_dir scores each
+file named `*-STEP` there, in step order, and --event_dir writes the scores to
+TensorBoard at those steps.
 """
 
 from absl import flags
@@ -30,10 +33,10 @@ flags.DEFINE_string("event_dir", None, "With --translations_dir: write the score
                     "TensorBoard events here, at each file's step (tags BLEU_cased, ...).")
 flags.DEFINE_enum("bleu_variant", "both", BLEU_VARIANTS,
                   "Which scores to print: cased, uncased, or both (the compound-split BLEU "
-                  "is cased).")
+                  "is cased, the lowercased tokenized BLEU uncased).")
 flags.DEFINE_string("language", DEFAULT_LANGUAGE,
                     "Language of the translations, for Moses' tokenizer in the "
-                    "compound-split BLEU (tokenizer.perl -l): de, en, fr, ...")
+                    "tokenized BLEUs (tokenizer.perl -l): de, en, fr, ...")
 
 FLAGS = flags.FLAGS
 

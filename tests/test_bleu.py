@@ -1,6 +1,8 @@
 """BLEU: sacrebleu's own numbers, tensor2tensor's t2t-bleu figures, Moses' tokenizer with
-tensor2tensor's compound splitting, t2t-bleu end to end."""
+tensor2tensor's compound splitting, Multi30k's lowercased tokenized BLEU, t2t-bleu end to
+end."""
 
+import math
 import os
 import shutil
 import subprocess
@@ -11,15 +13,16 @@ import sacrebleu
 from commands import call
 
 from t2t_lite.errors import UserError
-from t2t_lite.metrics.bleu import (bleu_report, compound_split_bleu, paper_tokenize,
-                                   read_text_file, sacre_bleu, score_files, split_compounds,
-                                   tensor2tensor_bleu)
-from t2t_lite.metrics.moses import moses_tokenize
+from t2t_lite.metrics.bleu import (bleu_report, compound_split_bleu,
+                                   lowercased_tokenized_bleu, paper_tokenize, read_text_file,
+                                   sacre_bleu, score_files, split_compounds, tensor2tensor_bleu)
+from t2t_lite.metrics.moses import moses_tokenize, multi30k_tokenize
 
 NEWSTEST2014_DE = os.path.join("wmt14", "newstest2014-full.en-de.de")
 LABELS = ("sacreBLEU (cased)", "sacreBLEU (uncased)", "BLEU_cased (tensor2tensor's t2t-bleu)",
           "BLEU_uncased (tensor2tensor's t2t-bleu)",
-          "tokenized BLEU, compound-split (paper-comparable)")
+          "tokenized BLEU, compound-split (paper-comparable)",
+          "tokenized BLEU, lowercased (Multi30k papers' multi-bleu)")
 
 # The perturbed copy of newstest2014 (en-de, German side) as other tools score it:
 # Moses' tokenizer.perl -l de on both sides, the compound-splitting one-liner, then
@@ -50,7 +53,7 @@ def perturb(line):
 def test_reference_against_itself_scores_100(reference):
   report = bleu_report(reference, [reference])
   scores = [bleu.score for bleu in report.scores().values()]
-  assert scores == pytest.approx([100.0] * 5, abs=1e-9)
+  assert scores == pytest.approx([100.0] * len(LABELS), abs=1e-9)
 
 
 @pytest.mark.slow
@@ -75,6 +78,8 @@ def test_perturbed_scores_are_sacrebleus_own(reference):
       f"nrefs:1|case:lc|eff:no|tok:intl|smooth:exp|version:{version}")
   assert report.compound_split.signature == (
       f"nrefs:1|case:mixed|eff:no|tok:moses-de+compound-split|smooth:none|version:{version}")
+  assert report.lowercased_tokenized.signature == (
+      f"nrefs:1|case:lc|eff:no|tok:multi30k-moses-de|smooth:none|version:{version}")
   lines = str(report).splitlines()
   assert [line.split("  ")[0] for line in lines] == list(LABELS)
   assert f"  {report.cased.score:.2f}  nrefs:1|case:mixed" in lines[0]
@@ -86,7 +91,8 @@ def test_perturbed_scores_equal_moses_multi_bleu_and_tensor2tensors(reference):
   assert report.compound_split.score == pytest.approx(MOSES_MULTI_BLEU, abs=0.005)
   assert report.tensor2tensor_cased.score == pytest.approx(TENSOR2TENSOR_CASED, abs=1e-4)
   assert report.tensor2tensor_uncased.score == pytest.approx(TENSOR2TENSOR_UNCASED, abs=1e-4)
-  assert [line.split("  ")[0] for line in report.lines("uncased")] == [LABELS[1], LABELS[3]]
+  assert [line.split("  ")[0] for line in report.lines("uncased")] == [LABELS[1], LABELS[3],
+                                                                        LABELS[5]]
   assert [line.split("  ")[0] for line in report.lines("cased")] == [LABELS[0], LABELS[2],
                                                                       LABELS[4]]
 
@@ -154,6 +160,59 @@ def test_paper_tokenize_is_moses_then_compound_splitting():
   assert split.details.sys_len == 10 and split.score == pytest.approx(100.0)
 
 
+# Two sentences as Multi30k's tok files hold them (lowercased, Moses tokens):
+#   hypothesis "ein mann , der läuft ."         reference "ein hund , der läuft schnell ."
+#   hypothesis "zwei kinder spielen im park ."  reference the same (only its case differs)
+# matched / total n-grams, n = 1..4: 1: 5/6 + 6/6; 2: 2/5 (", der", "der läuft") + 5/5;
+# 3: 1/4 (", der läuft") + 4/4; 4: 0/3 + 3/3. Lengths: hypotheses 12, references 13.
+SMALL_HYPOTHESES = ["Ein Mann, der läuft.", "Zwei Kinder spielen im Park."]
+SMALL_REFERENCES = ["Ein Hund, der läuft schnell.", "zwei Kinder spielen im Park."]
+SMALL_MATCHES, SMALL_TOTALS = [11, 7, 5, 3], [12, 10, 8, 6]
+SMALL_BLEU = 100 * math.exp(1 - 13 / 12) * math.prod(
+    match / total for match, total in zip(SMALL_MATCHES, SMALL_TOTALS)) ** (1 / 4)
+
+
+def test_lowercased_tokenized_bleu_is_multi_bleus_count():
+  bleu = lowercased_tokenized_bleu(SMALL_HYPOTHESES, [SMALL_REFERENCES])
+  assert (bleu.details.counts, bleu.details.totals) == (SMALL_MATCHES, SMALL_TOTALS)
+  assert (bleu.details.sys_len, bleu.details.ref_len) == (12, 13)
+  assert bleu.score == pytest.approx(SMALL_BLEU, rel=1e-12)  # Float rounding only.
+  # No n-gram order without a match, no smoothing: one 4-gram short gives 0.
+  assert lowercased_tokenized_bleu(SMALL_HYPOTHESES[:1], [SMALL_REFERENCES[:1]]).score == 0
+
+
+@pytest.mark.slow
+def test_lowercased_tokenized_bleu_equals_multi_bleu_perl(tmp_path, shared_data):
+  """Against Moses' multi-bleu.perl, where env MULTI_BLEU_PERL names a copy (the project
+  does not ship it): a perturbed test_2016_flickr.de, both sides tokenized as Multi30k's."""
+  script = os.environ.get("MULTI_BLEU_PERL")
+  if not script or shutil.which("perl") is None:
+    pytest.skip("set MULTI_BLEU_PERL to a copy of Moses' multi-bleu.perl (and install perl)")
+  reference = read_text_file(os.path.join(shared_data, "multi30k", "test_2016_flickr.de"),
+                             "reference file")
+  hypotheses = [perturb(line).upper() if index % 7 == 0 else perturb(line)
+                for index, line in enumerate(reference)]
+  ref_path = write(tmp_path / "ref.tok", "".join(multi30k_tokenize(line, "de") + "\n"
+                                                 for line in reference))
+  hypothesis_text = "".join(multi30k_tokenize(line, "de") + "\n" for line in hypotheses)
+  perl = subprocess.run(["perl", script, "-lc", ref_path], input=hypothesis_text.encode(),
+                        capture_output=True, check=True)
+  printed = float(perl.stdout.decode().split()[2].rstrip(","))  # "BLEU = 44.06, ..."
+  score = lowercased_tokenized_bleu(hypotheses, [reference], "de").score
+  assert round(score, 2) == pytest.approx(printed, abs=1e-9)
+
+
+def test_multi30k_tokenize_gives_the_releases_tokens(shared_data):
+  # The release's data/task1/tok/test_2016_flickr.lc.norm.tok.de: 1,000 lines, 12,103 tokens.
+  lines = read_text_file(os.path.join(shared_data, "multi30k", "test_2016_flickr.de"),
+                         "reference file")
+  tokenized = [multi30k_tokenize(line, "de") for line in lines]
+  assert sum(len(line.split()) for line in tokenized) == 12103
+  assert tokenized[1] == ("ein boston terrier läuft über saftig-grünes gras vor einem "
+                          "weißen zaun .")
+  assert tokenized[981].endswith(" mit der nummer 10.")  # A prefix's period, as in the release.
+
+
 def test_several_references_take_the_best_match(reference):
   hypotheses = reference[:200]
   other = [perturb(line) for line in hypotheses]
@@ -218,7 +277,7 @@ def run_cli(*args):
 
 
 @pytest.mark.slow
-def test_cli_prints_the_five_labelled_scores(tmp_path, reference, reference_path):
+def test_cli_prints_the_six_labelled_scores(tmp_path, reference, reference_path):
   hypotheses = [perturb(line) for line in reference]
   translation = write(tmp_path / "perturbed.de", "".join(line + "\n" for line in hypotheses))
   code, out, err = run_cli(f"--translation={translation}", f"--reference={reference_path}")

@@ -2,11 +2,12 @@
 
     report = bleu_report(hypotheses, [references])   # one list of lines per reference
     report.cased.score, report.tensor2tensor_cased.score, report.compound_split.score
+    report.lowercased_tokenized.score                # Multi30k papers' figure
     print(report)                                    # one labelled line per score
 
     report = score_files("out.de", ["newstest2014.de"])   # UserError on bad files
 
-Five scores of the same detokenized text:
+Six scores of the same detokenized text:
   - sacreBLEU, cased and uncased: sacrebleu's own tokenization (13a by default)
     and smoothing; the line carries sacrebleu's signature: the number to quote.
   - BLEU_cased and BLEU_uncased, the numbers tensor2tensor's t2t-bleu prints:
@@ -27,6 +28,13 @@ Five scores of the same detokenized text:
     hypotheses, not its reference, through replace-unicode-punctuation.perl
     („ becomes "); that one-sided step is left out (on the perturbed copy of
     newstest2014 in the tests it costs 0.94: 42.65 instead of 43.59).
+  - lowercased tokenized BLEU, the figure Multi30k papers report (e.g. 41.02 for
+    a text-only Transformer on test_2016_flickr en-de): BLEU of the dataset's
+    lowercased, Moses-tokenized text as multi-bleu.perl (and fairseq) count it.
+    Both sides become what the release's tok files hold
+    (`moses.multi30k_tokenize`; 12,103 tokens in test_2016_flickr.de), then
+    the count is the compound-split BLEU's; it equals `multi-bleu.perl -lc` on
+    those tokens to 8 decimals (44.06066039 on a perturbed test_2016_flickr.de).
 """
 
 import dataclasses
@@ -38,11 +46,11 @@ from sacrebleu.metrics.bleu import BLEU, BLEUScore
 
 from t2t_lite.data.text_files import read_lines
 from t2t_lite.errors import UserError
-from t2t_lite.metrics.moses import moses_tokenize
+from t2t_lite.metrics.moses import moses_tokenize, multi30k_tokenize
 
 __all__ = ["Bleu", "BleuReport", "sacre_bleu", "tensor2tensor_bleu", "split_compounds",
-           "paper_tokenize", "compound_split_bleu", "bleu_report", "read_text_file",
-           "score_files", "BLEU_VARIANTS"]
+           "paper_tokenize", "compound_split_bleu", "lowercased_tokenized_bleu", "bleu_report",
+           "read_text_file", "score_files", "BLEU_VARIANTS"]
 
 # perl's `s{(\S)-(\S)}{...}g` reads bytes, where \S is "not ASCII whitespace";
 # re.ASCII gives Python's \S the same meaning. Like perl's `g`, re.sub replaces
@@ -60,7 +68,8 @@ _REPORT_ORDER = (("cased", "sacreBLEU_cased", "cased"),
                  ("uncased", "sacreBLEU_uncased", "uncased"),
                  ("tensor2tensor_cased", "BLEU_cased", "cased"),
                  ("tensor2tensor_uncased", "BLEU_uncased", "uncased"),
-                 ("compound_split", "BLEU_compound_split", "cased"))
+                 ("compound_split", "BLEU_compound_split", "cased"),
+                 ("lowercased_tokenized", "BLEU_lowercased_tokenized", "uncased"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,19 +91,21 @@ class Bleu:
 
 @dataclasses.dataclass(frozen=True)
 class BleuReport:
-  """The five scores of one translation; `str()` gives one labelled line each."""
+  """The six scores of one translation; `str()` gives one labelled line each."""
 
   cased: Bleu
   uncased: Bleu
   tensor2tensor_cased: Bleu
   tensor2tensor_uncased: Bleu
   compound_split: Bleu
+  lowercased_tokenized: Bleu
 
   def scores(self, variant="both"):
     """{tag: Bleu} of the scores `variant` (one of BLEU_VARIANTS) selects, in report order.
 
-    The compound-split BLEU counts as cased. A tag names a score in TensorBoard
-    (tensor2tensor's two keep its tags, BLEU_cased and BLEU_uncased).
+    The compound-split BLEU counts as cased, the lowercased tokenized one as
+    uncased. A tag names a score in TensorBoard (tensor2tensor's two keep its
+    tags, BLEU_cased and BLEU_uncased).
     """
     if variant not in BLEU_VARIANTS:
       raise ValueError(f"variant {variant!r} is not one of {', '.join(BLEU_VARIANTS)}")
@@ -171,6 +182,21 @@ def paper_tokenize(line: str, language=DEFAULT_LANGUAGE) -> str:
   return split_compounds(moses_tokenize(line, language))
 
 
+def _multi_bleu(hypotheses, references, tokenize, tokenizer_name, label, lowercased=False):
+  """multi-bleu.perl's BLEU (no smoothing, closest reference length) of detokenized text
+  after `tokenize(line)` on both sides; `tokenizer_name` and `lowercased` go into the
+  signature (sacrebleu's `tok:none|case:mixed` would hide what was done here)."""
+  _check_streams(hypotheses, references)
+  metric = BLEU(tokenize="none", smooth_method="none", force=True)
+  details, signature = _corpus_score(
+      metric, [tokenize(line) for line in hypotheses],
+      [[tokenize(line) for line in stream] for stream in references])
+  signature.info["tok"] = tokenizer_name
+  if lowercased:
+    signature.info["case"] = "lc"
+  return Bleu(label, details.score, signature.format(), details)
+
+
 def compound_split_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                         language=DEFAULT_LANGUAGE) -> Bleu:
   """Tokenized, cased BLEU with compound splitting (paper-comparable) of detokenized text.
@@ -179,27 +205,38 @@ def compound_split_bleu(hypotheses: Sequence[str], references: Sequence[Sequence
   smoothing, closest reference length). The signature says which tokenizer:
   `tok:moses-de+compound-split`.
   """
-  _check_streams(hypotheses, references)
-  metric = BLEU(tokenize="none", smooth_method="none", force=True)
-  details, signature = _corpus_score(
-      metric, [paper_tokenize(line, language) for line in hypotheses],
-      [[paper_tokenize(line, language) for line in stream] for stream in references])
-  # sacrebleu's "none" would hide that the text was tokenized here, and how.
-  signature.info["tok"] = f"moses-{language}+compound-split"
-  return Bleu("tokenized BLEU, compound-split (paper-comparable)", details.score,
-              signature.format(), details)
+  return _multi_bleu(hypotheses, references, lambda line: paper_tokenize(line, language),
+                     f"moses-{language}+compound-split",
+                     "tokenized BLEU, compound-split (paper-comparable)")
+
+
+def lowercased_tokenized_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]],
+                              language=DEFAULT_LANGUAGE) -> Bleu:
+  """Lowercased tokenized BLEU of detokenized text, the Multi30k papers' figure.
+
+  Both sides go through `multi30k_tokenize` (lowercased, punctuation normalized,
+  Moses' tokens as the Multi30k release's tok files hold them); the count is
+  multi-bleu.perl's, as `multi-bleu.perl -lc reference < hypotheses` on those
+  tokens prints it. Signature: `case:lc|...|tok:multi30k-moses-de`.
+  """
+  return _multi_bleu(hypotheses, references, lambda line: multi30k_tokenize(line, language),
+                     f"multi30k-moses-{language}",
+                     "tokenized BLEU, lowercased (Multi30k papers' multi-bleu)",
+                     lowercased=True)
 
 
 def bleu_report(hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                 language=DEFAULT_LANGUAGE) -> BleuReport:
-  """The five scores of the same text (the module doc); `language` is the target
+  """The six scores of the same text (the module doc); `language` is the target
   language, for Moses' tokenizer."""
   return BleuReport(cased=sacre_bleu(hypotheses, references),
                     uncased=sacre_bleu(hypotheses, references, lowercase=True),
                     tensor2tensor_cased=tensor2tensor_bleu(hypotheses, references),
                     tensor2tensor_uncased=tensor2tensor_bleu(hypotheses, references,
                                                              lowercase=True),
-                    compound_split=compound_split_bleu(hypotheses, references, language))
+                    compound_split=compound_split_bleu(hypotheses, references, language),
+                    lowercased_tokenized=lowercased_tokenized_bleu(hypotheses, references,
+                                                                   language))
 
 
 def read_text_file(path, what):
