@@ -33,6 +33,7 @@ from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
+from t2t_lite.training.warm_start import warm_start
 
 
 class StopRequested:
@@ -110,7 +111,7 @@ def _train(problem, hparams, config, data_dir):
                             model=model, optimizer=optimizer, train_iterator=train_iterator)
   resumed = checkpoints.restore_latest()
   if resumed is None and config.warm_start_from:
-    _warm_start(model, config.warm_start_from)
+    warm_start(run, config.warm_start_from)
   evaluator = Evaluator(strategy, model, hparams.label_smoothing, lambda context: problem.dataset(
       "dev", data_dir, hparams, training=False, deterministic=True,
       num_shards=context.num_input_pipelines, shard_index=context.input_pipeline_id),
@@ -194,14 +195,6 @@ def _check_output_dir(config):
       config.output_dir):
     raise UserError(f"--schedule=evaluate needs a trained model, but {config.output_dir} has no "
                     f"checkpoint; train first or pass the --output_dir of a trained run")
-
-
-def _warm_start(model, path):
-  checkpoint_path = tf.train.latest_checkpoint(path) if tf.io.gfile.isdir(path) else path
-  if not checkpoint_path or not tf.io.gfile.exists(checkpoint_path + ".index"):
-    raise UserError(f"--warm_start_from={path}: no checkpoint there")
-  tf.train.Checkpoint(model=model).restore(checkpoint_path).expect_partial()
-  logging.info("model weights warm-started from %s", checkpoint_path)
 
 
 class _Loop:
