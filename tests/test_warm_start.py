@@ -138,3 +138,23 @@ def test_another_architecture_is_one_line_naming_the_first_weight(change, messag
   assert message in error, error
   for weight, value in zip(new.weights, before):  # Nothing assigned.
     np.testing.assert_array_equal(weight.numpy(), value)
+
+
+def test_a_checkpoint_outside_a_run_directory_is_restored_as_it_is(tmp_path_factory, tmp_path):
+  import shutil
+  from t2t_lite.run import Run
+  from t2t_lite.training.warm_start import warm_start
+  data_dir, source_dir = tiny_run(tmp_path_factory)
+  bare = tmp_path / "bare"
+  bare.mkdir()
+  for name in os.listdir(source_dir):
+    if name.startswith("ckpt-3."):
+      shutil.copy(os.path.join(source_dir, name), bare / name)
+  run = new_run(data_dir, str(tmp_path / "run"))
+  warm_start(run, str(bare / "ckpt-3"))
+  source = Run.open(source_dir)
+  for new, old in zip(run.model.weights, source.model.weights):
+    np.testing.assert_array_equal(new.numpy(), old.numpy())
+  for missing in (str(bare / "ckpt-9"), str(tmp_path)):
+    error = one_line_error(lambda: warm_start(run, missing))
+    assert error == f"--warm_start_from={missing}: no checkpoint there"

@@ -25,7 +25,7 @@ import tensorflow as tf
 
 from t2t_lite.errors import UserError
 from t2t_lite.run import Run
-from t2t_lite.run.checkpoints import checkpoint_paths, restore_checkpoint
+from t2t_lite.run.checkpoints import UnreadableCheckpoint, checkpoint_paths, restore_checkpoint
 from t2t_lite.run.description import has_run
 
 FLAG = "--warm_start_from"
@@ -36,12 +36,15 @@ def warm_start(run, path):
   into `run.model`, keeping the rows of the pieces both vocabularies share."""
   source_dir, checkpoint = ((path, None) if tf.io.gfile.isdir(path)
                             else (os.path.dirname(path) or ".", path))
-  if checkpoint is None and not checkpoint_paths(source_dir) or checkpoint is not None and (
-      not tf.io.gfile.exists(checkpoint + ".index")):
+  listed = checkpoint_paths(source_dir) if checkpoint is None else [checkpoint]
+  if not listed or not tf.io.gfile.exists(listed[-1] + ".index"):
     raise UserError(f"{FLAG}={path}: no checkpoint there")
-  if not has_run(source_dir):
-    restore_checkpoint(tf.train.Checkpoint(model=run.model), checkpoint)
-    logging.info("model weights warm-started from %s", checkpoint)
+  if not has_run(source_dir):  # No vocabulary to match: the same one is assumed.
+    try:
+      restore_checkpoint(tf.train.Checkpoint(model=run.model), listed[-1])
+    except UnreadableCheckpoint as error:
+      raise UserError(f"{FLAG}: {error}") from None
+    logging.info("model weights warm-started from %s", listed[-1])
     return
   source = Run.read(source_dir)
   restored = source.restore(checkpoint)
