@@ -29,7 +29,10 @@ setup(
         "matplotlib>=3.8,<4",    # curves.png of a run, t2t-visualize's labelled heat maps.
         "importlib_resources",   # tensorflow-datasets downloads need it but do not declare it.
     ],
-    extras_require={"test": ["pytest>=8,<10", "pytest-xdist>=3.8,<4", "jax[cpu]>=0.4.34"],
+    extras_require={"test": ["pytest>=8,<10", "pytest-xdist>=3.8,<4", "jax[cpu]>=0.4.34",
+                             "ctranslate2>=4,<5"],
+                    # t2t-exporter --export_format=ctranslate2.
+                    "ctranslate2": ["ctranslate2>=4,<5"],
                     # Peers of the benchmarks in bench/ (make bench); never needed otherwise.
                     "bench": ["torch==2.13.0", "keras-hub>=0.20,<1"]},
     entry_points={"console_scripts": [
