@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+from bench.ctranslate2_decoding import ctranslate2_translator
 from commands import call, error_line, one_line_error
 from model_fixtures import VARIANTS, VOCAB, small_model
 from t2t_lite.export_ctranslate2 import (MARKER, check_expressible, import_ctranslate2,
@@ -147,7 +148,6 @@ def test_beam_search_finds_what_t2t_lite_scores_no_better(ctranslate2, tmp_path)
 
 
 def test_exported_run_translates_as_t2t_decoder(ctranslate2, tmp_path_factory, tmp_path):
-  import sentencepiece
   from t2t_lite.run import Run
   output_dir = copy_run(tiny_run(tmp_path_factory)[1], tmp_path / "run")
   export_dir = tmp_path / "ct2"
@@ -160,14 +160,10 @@ def test_exported_run_translates_as_t2t_decoder(ctranslate2, tmp_path_factory, t
 
   lines = [line.split("\t")[0] for line in tiny_text(6, offset=1000).splitlines()] + [""]
   expected = Run.open(output_dir).translate(lines, decode_hparams="beam_size=1")
-  pieces = sentencepiece.SentencePieceProcessor(model_file=str(export_dir / "sentencepiece.model"))
-  translator = ctranslate2.Translator(str(export_dir), device="cpu", compute_type="float32")
-  translated = []
-  for line in lines:  # One at a time: t2t-decoder's limit is each input's length + 50.
-    source = pieces.encode(line, out_type=str)
-    result = translator.translate_batch([source], beam_size=1,
-                                        max_decoding_length=len(source) + 50)
-    translated.append(pieces.decode(result[0].hypotheses[0]))
+  # The README's use (SentencePiece, Translator, translate_batch), with t2t-decoder's limit
+  # on each sentence's length.
+  translated = ctranslate2_translator(str(export_dir), "float32", beam_size=1,
+                                      length_penalty=0.0, threads=1)(lines)
   assert translated == expected
   assert translated[-1] == ""  # A blank line stays blank, as in t2t-decoder.
 
@@ -175,10 +171,9 @@ def test_exported_run_translates_as_t2t_decoder(ctranslate2, tmp_path_factory, t
   result = call("t2t-exporter", f"--output_dir={output_dir}", "--export_format=ctranslate2",
                 "--quantization=int8")
   assert result.returncode == 0, result.stderr[-3000:]
-  translator = ctranslate2.Translator(os.path.join(output_dir, "ctranslate2_int8"),
-                                      device="cpu", compute_type="int8")
-  assert len(translator.translate_batch([pieces.encode(lines[0], out_type=str)],
-                                        max_decoding_length=5)[0].hypotheses[0]) <= 5
+  int8 = ctranslate2_translator(os.path.join(output_dir, "ctranslate2_int8"), "int8",
+                                beam_size=2, length_penalty=0.0, threads=1)
+  assert len(int8(lines)) == len(lines)
 
 
 def test_missing_package_says_how_to_install(monkeypatch):
