@@ -12,6 +12,7 @@ from t2t_lite.command_line import define_flags, setting
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import reporting_file_errors
 from t2t_lite.registry import load_registries
+from t2t_lite.training.stopping import StoppedBySignal
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +60,8 @@ def entry_point(main, registries=True):
 
 def call_main(main, argv, program, registries=True):
   """`main(argv)` once absl has parsed the flags -> the exit status: a `UserError` (or a
-  file-system failure) prints one line `program: error: ...` and gives 2."""
+  file-system failure) prints one line `program: error: ...` and gives 2; a run stopped
+  by a signal (after saving) prints its one line and gives 128 + the signal's number."""
   try:
     if registries:
       quiet.import_tensorflow()
@@ -68,6 +70,9 @@ def call_main(main, argv, program, registries=True):
   except UserError as error:
     print(f"{program}: error: {error}", file=sys.stderr)
     return 2
+  except StoppedBySignal as stopped:  # Saved first: 128 + the signal, not 0 (finished).
+    print(f"{program}: {stopped}", file=sys.stderr)
+    return stopped.exit_status
   except KeyboardInterrupt:
     print(f"{program}: interrupted", file=sys.stderr)
     return 130

@@ -32,8 +32,10 @@ def main(argv):
   if not FLAGS.model_dir or not FLAGS.output_dir:
     raise UserError("--model_dir (the run to read) and --output_dir (where to write the "
                     "average) are both required")
-  average_as_they_appear(FLAGS.model_dir, FLAGS.output_dir, FLAGS.n, FLAGS.min_steps,
-                         FLAGS.wait_minutes)
+  from t2t_lite.writer_lock import holding
+  with holding(FLAGS.output_dir):  # For every average it writes (--wait_minutes: many).
+    average_as_they_appear(FLAGS.model_dir, FLAGS.output_dir, FLAGS.n, FLAGS.min_steps,
+                           FLAGS.wait_minutes)
   return 0
 
 

@@ -49,8 +49,10 @@ def main(argv):
   tmp_dir = FLAGS.tmp_dir or os.path.join(tempfile.gettempdir(), "t2t_datagen")
   sources = Sources(tmp_dir=os.path.abspath(os.path.expanduser(tmp_dir)),
                     files=_split_files(UserError), tsv=_split_tsv())
-  summary = problem.generate_data(data_dir, sources, vocab_size=FLAGS.vocab_size,
-                                  progress=FLAGS.progress)
+  from t2t_lite.writer_lock import holding
+  with holding(data_dir):  # One writer: a second t2t-datagen on it is refused in one line.
+    summary = problem.generate_data(data_dir, sources, vocab_size=FLAGS.vocab_size,
+                                    progress=FLAGS.progress)
   print(summary)
   return 0
 

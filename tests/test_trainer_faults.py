@@ -74,14 +74,24 @@ def test_kill_9_at_a_random_moment_then_resume(small_translation_data, tmp_path)
 
 
 def test_sigterm_saves_and_exits_cleanly(small_translation_data, tmp_path):
+  """SIGTERM saves and exits 143 (128 + 15: stopped, not finished); while it runs, a second
+  trainer on its directory is refused, naming it, and changes no file."""
   _, data_dir = small_translation_data
   output_dir = str(tmp_path / "run")
   process = start_trainer(data_dir, output_dir, "--train_steps=100000", "--schedule=train",
                           "--save_checkpoints_steps=5")
   wait_for_checkpoint_after(output_dir, 0, process)
+  with open(os.path.join(output_dir, "run.json"), "rb") as f:
+    run_json = f.read()
+  second = run_trainer(data_dir, output_dir, "--train_steps=7", "--schedule=train")
+  assert second.returncode == 2, second.stderr[-2000:]
+  assert re.search(rf"t2t-trainer: error: {re.escape(output_dir)} is being written by "
+                   rf"t2t-trainer \(pid {process.pid} on host \S+\)", second.stderr)
+  with open(os.path.join(output_dir, "run.json"), "rb") as f:
+    assert f.read() == run_json  # The second one's --train_steps=7 is not recorded.
   process.send_signal(signal.SIGTERM)
   output = process.communicate(timeout=120)[0]
-  assert process.returncode == 0, output[-2000:]
+  assert process.returncode == 143, output[-2000:]
   saved = tf.train.latest_checkpoint(output_dir)
   assert f"SIGTERM: saved {saved}" in output
   assert int(saved.rsplit("-", 1)[1]) >= 5

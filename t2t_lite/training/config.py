@@ -20,6 +20,12 @@ class TrainConfig:
   output_dir: str
   train_steps: int = setting(250000, "Total optimizer updates (paper: 100k base, 300k big); "
                              "a resumed run continues up to this step.")
+  train_minutes: float = setting(
+      0, "Stop at the first step after this many minutes of training (wall clock since this "
+      "process's loop began, evaluations included), save, and end as a finished run (exit 0); "
+      "run again to train on. 0 = no limit. The learning-rate schedule is a function of the "
+      "step alone (no built-in schedule reads --train_steps), so a time limit neither "
+      "shortens nor compresses it: the run ends where on the schedule it got to.")
   model: str = "transformer"
   schedule: str = setting(
       "train_and_evaluate", "What to run; continuous_train_and_eval is tensor2tensor's name "
@@ -63,6 +69,7 @@ class TrainConfig:
 
 # The least value each counting setting takes (0 means "off" or "all" where its help says).
 SMALLEST_VALUES = {
-    "train_steps": 0, "eval_steps": 0, "local_eval_frequency": 1, "keep_checkpoint_max": 1,
+    "train_steps": 0, "train_minutes": 0, "eval_steps": 0, "local_eval_frequency": 1,
+    "keep_checkpoint_max": 1,
     "save_checkpoints_steps": 0, "save_checkpoints_secs": 0, "worker_gpu": 0,
     "gradient_accumulation_steps": 1, "eval_decode_sentences": 0}

@@ -49,11 +49,13 @@ def training_flops(hparams, target_vocab_size, input_tokens, target_tokens,
   return 3 * forward
 
 
-def device_peak_flops(strategy_devices, dtype):
-  """(peak FLOP/s, description) of the devices a run uses.
+def device_peak_flops(strategy_devices, dtype, achieved_flops=None):
+  """(peak FLOP/s, where it came from) of the devices a run uses.
 
-  GPUs: the table above (bfloat16/float16 peaks; float32 without TF32 is far lower).
-  CPU: a float32 matrix product, measured once per machine (`cpu_peak_flops`).
+  GPUs: the table above (bfloat16/float16 peaks from the vendors' data sheets; float32
+  without TF32 is far lower). CPU: the fastest float32 matrix product ever measured on
+  this machine (`cpu_peak`); achieved_flops, the run's own FLOP/s, has it measured
+  again when the run came implausibly close to it.
   """
   gpu_names = [name for name in strategy_devices if "GPU" in name.upper()]
   if gpu_names:
@@ -62,33 +64,95 @@ def device_peak_flops(strategy_devices, dtype):
     model = details.get("device_name", "GPU")
     peak = gpu_peak_flops(model)
     if peak:
-      return peak * len(gpu_names), f"{len(gpu_names)} x {model}, {dtype} peak"
+      return peak * len(gpu_names), f"{len(gpu_names)} x {model}, {dtype} peak of its data sheet"
     return None, f"{len(gpu_names)} x {model} (peak unknown)"
-  return cpu_peak_flops(), "CPU, measured float32 matmul peak"
+  return cpu_peak(achieved_flops)
 
 
-def cpu_peak_flops():
-  """This machine's float32 matmul peak: read from the user's cache, else measured and
-  cached (keyed by CPU model, core count, TensorFlow version and how it was measured)."""
-  import tensorflow as tf
-  key = (f"{cpu_model()} | {os.cpu_count()} cores | tensorflow {tf.__version__} | "
-         f"{PEAK_MEASUREMENT}")
+# A cached CPU peak is measured again once it is this old (the machine under the same name
+# may have changed), or when a run reached more than PLAUSIBLE_CPU_MFU of it: training runs
+# more than matrix products, so a measurement that slow was taken on a busy machine.
+PEAK_CACHE_DAYS = 30
+PLAUSIBLE_CPU_MFU = 0.75
+
+
+def cpu_peak_flops(achieved_flops=None):
+  """This machine's float32 matmul peak in FLOP/s (`cpu_peak` without its description)."""
+  return cpu_peak(achieved_flops)[0]
+
+
+def cpu_peak(achieved_flops=None):
+  """(This machine's float32 matmul peak, where it came from).
+
+  Other work on the machine only ever slows a measurement down, so the cache (per user,
+  keyed by CPU model, core count, CPU flags, TensorFlow version and how it is measured)
+  keeps the fastest ever measured: each new measurement can only raise it. It is measured
+  when there is none, when it is older than PEAK_CACHE_DAYS, and when `achieved_flops` (a
+  run's own) exceeds PLAUSIBLE_CPU_MFU of it. The description says which measurement.
+  """
+  key = _machine_key()
   path = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                       "t2t_lite", "cpu_matmul_peak.json")
+  cached = _read_cache(path, key)
+  now = time.time()
+  if cached is not None and now - cached["first"] > PEAK_CACHE_DAYS * 86400:
+    cached = None  # Stale: start over.
+  suspicious = (cached is not None and achieved_flops is not None
+                and achieved_flops > PLAUSIBLE_CPU_MFU * cached["flops"])
+  if cached is not None and not suspicious:
+    return cached["flops"], _describe(cached)
+  measured = measured_cpu_peak()
+  entry = {"machine": key, "flops": measured, "measurements": 1, "first": now, "last": now}
+  if cached is not None:
+    entry.update(flops=max(measured, cached["flops"]), first=cached["first"],
+                 measurements=cached["measurements"] + 1)
+  try:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_text_atomic(path, json.dumps(entry) + "\n")
+  except OSError:
+    pass  # The cache is a convenience: an unwritable home measures again next time.
+  return entry["flops"], _describe(entry)
+
+
+def _machine_key():
+  import tensorflow as tf
+  return (f"{cpu_model()} | {os.cpu_count()} cores | flags {cpu_flags_digest()} | "
+          f"tensorflow {tf.__version__} | {PEAK_MEASUREMENT}")
+
+
+def _read_cache(path, key):
+  """The cache's entry for `key` with every field, or None."""
   try:
     with open(path, encoding="utf-8") as f:
       cached = json.load(f)
-    if cached.get("machine") == key:
-      return float(cached["flops"])
+    if cached.get("machine") != key:
+      return None
+    return {"machine": key, "flops": float(cached["flops"]),
+            "measurements": int(cached.get("measurements", 1)),
+            "first": float(cached.get("first", 0.0)), "last": float(cached.get("last", 0.0))}
   except (OSError, ValueError, KeyError, TypeError, AttributeError):
-    pass
-  peak = measured_cpu_peak()
+    return None
+
+
+def _describe(entry):
+  day = time.strftime("%Y-%m-%d", time.localtime(entry["last"]))
+  count = entry["measurements"]
+  return (f"CPU float32 matmul peak: the fastest of {count} measurement"
+          f"{'s' if count > 1 else ''} on this machine, the last on {day}")
+
+
+def cpu_flags_digest():
+  """A short digest of the CPU's feature flags (AVX-512, AMX...): part of the cache key."""
+  import hashlib
   try:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_text_atomic(path, json.dumps({"machine": key, "flops": peak}) + "\n")
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+      for line in f:
+        if line.startswith(("flags", "Features")):
+          flags = " ".join(sorted(line.split(":", 1)[1].split()))
+          return hashlib.sha256(flags.encode("utf-8")).hexdigest()[:12]
   except OSError:
-    pass  # The cache is a convenience: an unwritable home measures again next time.
-  return peak
+    pass
+  return "unknown"
 
 
 def cpu_model():
@@ -106,7 +170,7 @@ def cpu_model():
 
 # How `measured_cpu_peak` measures, part of the cache's key: a cached peak measured
 # another way is measured again.
-PEAK_MEASUREMENT = "fastest of 20 timings"
+PEAK_MEASUREMENT = "fastest of 20 timings, fastest kept"
 
 
 def measured_cpu_peak(size=1024, trials=20, products_per_trial=4):

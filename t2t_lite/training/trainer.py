@@ -13,7 +13,6 @@ tokens ~ 25,000 tokens per step).
 import contextlib
 import math
 import os
-import signal
 import time
 
 from absl import logging
@@ -30,30 +29,13 @@ from t2t_lite.training import cost
 from t2t_lite.training.checkpoints import Checkpoints
 from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
+from t2t_lite.training.divergence import LossWatch
 from t2t_lite.training.evaluation import Evaluator, perplexity
+from t2t_lite.training.output_dir_guard import guarding
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
+from t2t_lite.training.stopping import EvaluationInterrupted, StopRequested, TimeLimit
 from t2t_lite.training.warm_start import warm_start
-
-
-class StopRequested:
-  """Turns SIGTERM/SIGINT into a flag the loop checks after each step."""
-
-  def __init__(self):
-    self.signal_name = None
-
-  def __enter__(self):
-    self._previous = {sig: signal.signal(sig, self._handle)
-                      for sig in (signal.SIGTERM, signal.SIGINT)}
-    return self
-
-  def _handle(self, signum, frame):
-    del frame
-    self.signal_name = signal.Signals(signum).name
-
-  def __exit__(self, *exc):
-    for sig, handler in self._previous.items():
-      signal.signal(sig, handler)
 
 
 def train(problem, hparams, config, data_dir):
@@ -61,11 +43,14 @@ def train(problem, hparams, config, data_dir):
 
   With config.mixed_precision set, Keras's global dtype policy is "mixed_<that>" while it
   runs; afterwards it is what it was before (models built later are unaffected).
+  The run directory has one writer, and a start that fails leaves it as it was
+  (`output_dir_guard`). A run stopped by SIGTERM/SIGINT saves, then raises
+  `stopping.StoppedBySignal`.
   """
   _check_output_dir(config)
   if config.random_seed is not None:
     keras.utils.set_random_seed(config.random_seed)
-  with _dtype_policy(config.mixed_precision):
+  with guarding(config.output_dir), _dtype_policy(config.mixed_precision):
     return _train(problem, hparams, config, data_dir)
 
 
@@ -212,6 +197,11 @@ class _Loop:
     self.eval_writer = tf.summary.create_file_writer(
         os.path.join(config.output_dir, "eval")) if chief else tf.summary.create_noop_writer()
     self.curves = Curves(config.output_dir) if chief else None  # curves.png's history.
+    self.multi_worker = isinstance(self.strategy, tf.distribute.MultiWorkerMirroredStrategy)
+    if self.multi_worker and config.train_minutes:  # Each worker's clock would stop it alone.
+      raise UserError("--train_minutes is not supported across several workers; stop the run "
+                      "with --train_steps")
+
 
   def step(self):
     return int(self.optimizer.iterations.numpy())
@@ -227,15 +217,19 @@ class _Loop:
       print(f"resuming from {resumed} (step {step})", flush=True)
     progress = Progress(config.train_steps, step)
     flops, start = 0.0, time.monotonic()
-    # A fresh run's first evaluation is its baseline: the untrained model.
-    last_eval = self._evaluate(step, progress) if self.evaluator and step == 0 else None
-    with StopRequested() as stop:
-      while step < config.train_steps:
+    time_limit, losses = TimeLimit(config.train_minutes), LossWatch()
+    # Signals stop the loop after its step, cut an evaluation short (not on several workers,
+    # whose evaluations are collective) and never a save (`stopping`).
+    with StopRequested(interrupt_evaluations=not self.multi_worker) as stop:
+      # A fresh run's first evaluation is its baseline: the untrained model.
+      last_eval = self._evaluate(step, progress, stop) if self.evaluator and step == 0 else None
+      while step < config.train_steps and not stop.signal_name and not time_limit.reached():
         learning_rate = float(self.optimizer.learning_rate)
         stats = self.train_step(iterator)
         previous, step = step, self.step()
         loss = stats["loss_sum"] / max(stats["tokens"], 1.0)
         check_loss(step, loss, self.target_vocab_size, self.checkpoints.latest)
+        losses.check(step, loss, self.checkpoints.latest)
         flops += cost.training_flops(
             self.hparams, self.target_vocab_size, stats["input_tokens"], stats["tokens"],
             stats["input_tokens"] / max(stats["examples"], 1.0),
@@ -245,21 +239,22 @@ class _Loop:
         # float16 loss scaling skips the update (and the step) when gradients overflow.
         advanced = step > previous
         if advanced and self.evaluator and step % config.local_eval_frequency == 0:
-          last_eval = self._evaluate(step, progress)
+          last_eval = self._evaluate(step, progress, stop) or last_eval
         if advanced and self.checkpoints.due(step):
           self.checkpoints.save(step)
-        if stop.signal_name:
-          path = self.checkpoints.save(step)
-          progress.message(f"{stop.signal_name}: saved {path} at step {step}; run the same "
-                           f"command to resume")
-          return last_eval
-    self.checkpoints.save(step)
-    if self.evaluator and step % config.local_eval_frequency:
-      last_eval = self._evaluate(step, progress)
-    seconds = time.monotonic() - start
-    peak, description = cost.device_peak_flops(device_names(self.strategy),
-                                               config.mixed_precision or "float32")
-    progress.message(cost.cost_line(flops, seconds, peak, description))
+      path = self.checkpoints.save(step)
+      if time_limit.reached() and step < config.train_steps and not stop.signal_name:
+        progress.message(time_limit.describe(path, step))
+      if self.evaluator and step % config.local_eval_frequency and not stop.signal_name:
+        last_eval = self._evaluate(step, progress, stop) or last_eval
+      if stop.signal_name:
+        progress.line.close()
+        raise stop.stopped(path, step)
+      seconds = time.monotonic() - start
+      peak, description = cost.device_peak_flops(device_names(self.strategy),
+                                                 config.mixed_precision or "float32",
+                                                 achieved_flops=flops / max(seconds, 1e-9))
+      progress.message(cost.cost_line(flops, seconds, peak, description))
     return last_eval
 
   def _write_train_summaries(self, step, stats, learning_rate, tokens_per_second):
@@ -269,7 +264,17 @@ class _Loop:
         "perplexity": perplexity(stats["nll_sum"] / tokens), "learning_rate": learning_rate,
         "tokens_per_second": tokens_per_second, "target_tokens": stats["tokens"]})
 
-  def _evaluate(self, step, progress):
+  def _evaluate(self, step, progress, stop):
+    """Evaluates, records and shows the results -> them; None when a signal cut it short."""
+    try:
+      with stop.interrupting():
+        return self._evaluate_now(step, progress)
+    except EvaluationInterrupted:
+      progress.message(f"{stop.signal_name} during the evaluation at step {step}: evaluation "
+                       f"abandoned, saving")
+      return None
+
+  def _evaluate_now(self, step, progress):
     results = self.evaluator.evaluate()
     values = {name: results[name] for name in ("loss", "accuracy", "perplexity")}
     if "decoded" in results:

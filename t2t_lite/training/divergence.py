@@ -1,0 +1,63 @@
+"""Divergence measured against the run's own start: a loss that ends far above where it began.
+
+A fixed bound (`trainer.divergence_bound`, 4 ln(V) + 10) catches only a loss that
+explodes. A learning rate far too high more often leaves the loss stuck well
+above the untrained model's (about ln V, 8.4 for an 4,500-token vocabulary)
+yet below the bound, e.g. at 16.9: training that has made the model worse than
+guessing, with exit 0 and no word. `LossWatch` compares the mean loss of the
+last WINDOW steps with `start`, the mean of the first START_STEPS steps this
+process took, and calls it diverged when it is above
+
+    start + max(start / 2, 2.0)
+
+Half again the start loss: for a fresh run, whose start is the untrained model's
+ln V, the model then assigns the right tokens less probability than uniform
+guessing does, by a factor of sqrt(V) on average. At least 2 nats (a perplexity
+7.4 times the start's): a resumed run that starts low keeps room for the noise of
+its batches. The start is the first few steps alone: a learning rate far too
+high drives the loss up within tens of steps, and a longer start would take in
+the rise it is to be measured against. The end is a mean over WINDOW steps: a
+batch of rare words raises one step's loss, not twenty steps' mean, and a loss
+that falls, as training's does, never comes near the limit.
+"""
+
+import collections
+
+from t2t_lite.errors import UserError
+
+START_STEPS = 5  # Steps in the start's mean.
+WINDOW = 20  # Steps in the recent mean.
+
+
+def divergence_limit(start):
+  """The mean loss above which a run that started at mean loss `start` has diverged."""
+  return start + max(start / 2.0, 2.0)
+
+
+class LossWatch:
+  """Feeds on each step's loss per token; `check` raises a UserError once the mean of the
+  last `window` steps is above `divergence_limit` of the first `start_steps` steps' mean."""
+
+  def __init__(self, start_steps=START_STEPS, window=WINDOW):
+    self.start_steps, self.window = start_steps, window
+    self.first = []
+    self.recent = collections.deque(maxlen=window)
+
+  def check(self, step, loss, last_checkpoint):
+    """After `step` with `loss` per token; last_checkpoint: for the error, the newest saved."""
+    if len(self.first) < self.start_steps:
+      self.first.append(loss)
+    self.recent.append(loss)
+    if len(self.recent) < self.window:
+      return
+    start = sum(self.first) / len(self.first)
+    now = sum(self.recent) / len(self.recent)
+    if now <= divergence_limit(start):
+      return
+    kept = (f"the last good checkpoint {last_checkpoint} is intact" if last_checkpoint
+            else "no checkpoint was saved yet")
+    raise UserError(
+        f"the loss became {now:.4g} at step {step} (mean of the last {self.window} steps), "
+        f"far above the {start:.4g} of its first {self.start_steps} steps here (limit {divergence_limit(start):.4g}): "
+        f"training diverged; nothing was saved after it, and {kept}; lower the learning rate "
+        f"(learning_rate_constant)")

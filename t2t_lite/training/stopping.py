@@ -1,0 +1,99 @@
+"""How a training run stops early: a signal (SIGTERM, Ctrl-C) or --train_minutes.
+
+Either way the loop finishes the step it is in, saves a checkpoint of it and
+ends. A signal also cuts short an evaluation it arrives in (the evaluation is
+abandoned, the checkpoint is not), and one that arrives during the final save
+or evaluation lets the save complete. A run stopped by a signal then raises
+`StoppedBySignal`, which the commands turn into the exit status a scheduler
+expects of it, 128 + the signal's number (143 for SIGTERM, 130 for SIGINT),
+so "stopped" reads differently from "finished" (0). --train_minutes is a
+planned end: that run ends as a finished one does.
+"""
+
+import contextlib
+import signal
+import time
+
+
+class StoppedBySignal(BaseException):
+  """A run that a signal stopped, after its checkpoint was saved. Its text is the line
+  to show; `exit_status` is 128 + the signal's number."""
+
+  def __init__(self, signum, text):
+    super().__init__(text)
+    self.exit_status = 128 + signum
+
+
+class EvaluationInterrupted(BaseException):
+  """Raised inside `StopRequested.interrupting()` when a signal arrives there. A
+  BaseException, so that no `except Exception` on the way swallows it."""
+
+
+class StopRequested:
+  """Turns SIGTERM/SIGINT into a flag the loop checks after each step; inside
+  `interrupting()` (an evaluation) the signal also raises EvaluationInterrupted.
+
+  interrupt_evaluations: False where every worker must run the evaluation's collective
+    operations together (several workers): there the evaluation completes first.
+  """
+
+  SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+  def __init__(self, interrupt_evaluations=True):
+    self.signum = None
+    self.interrupt_evaluations = interrupt_evaluations
+    self._interruptible = False
+
+  @property
+  def signal_name(self):
+    """"SIGTERM" or "SIGINT" once one arrived, else None."""
+    return signal.Signals(self.signum).name if self.signum else None
+
+  def __enter__(self):
+    self._previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS}
+    return self
+
+  def _handle(self, signum, frame):
+    del frame
+    self.signum = self.signum or signum
+    if self._interruptible:
+      self._interruptible = False
+      raise EvaluationInterrupted()
+
+  def __exit__(self, *exc):
+    for sig, handler in self._previous.items():
+      signal.signal(sig, handler)
+
+  @contextlib.contextmanager
+  def interrupting(self):
+    """A block a signal cuts short (EvaluationInterrupted), also one that came before it."""
+    if self.signum and self.interrupt_evaluations:
+      raise EvaluationInterrupted()
+    self._interruptible = self.interrupt_evaluations
+    try:
+      yield
+    finally:
+      self._interruptible = False
+
+  def stopped(self, path, step):
+    """The StoppedBySignal to raise once `path`, the checkpoint of `step`, is saved."""
+    return StoppedBySignal(self.signum, (
+        f"{self.signal_name}: saved {path} at step {step}; run the same command to resume "
+        f"(exit status {128 + self.signum}: stopped, not finished)"))
+
+
+class TimeLimit:
+  """--train_minutes: whether the minutes given have passed since the loop started
+  (wall clock, evaluations included). 0 or None: no limit."""
+
+  def __init__(self, minutes, clock=time.monotonic):
+    self.minutes = minutes or 0
+    self._clock = clock
+    self._start = clock()
+
+  def reached(self):
+    return bool(self.minutes) and self._clock() - self._start >= 60.0 * self.minutes
+
+  def describe(self, path, step):
+    return (f"--train_minutes={self.minutes:g} reached: saved {path} at step {step}; run the "
+            f"same command to train on")

@@ -1,0 +1,169 @@
+"""Stopping a run: every signal saves (in the loop, in an evaluation, during the final save)
+and exits 128 + its number; --train_minutes ends a run as finished; a failed start leaves
+its --output_dir as it was. Signals are sent by this process to itself at chosen moments."""
+
+import json
+import os
+import signal
+
+import pytest
+
+from commands import call, error_line
+from test_nothing_lost import snapshot
+from tiny_runs import TINY_HPARAMS, copy_run, tiny_run, tiny_train
+from t2t_lite.errors import UserError
+from t2t_lite.run.checkpoints import checkpoint_paths, checkpoint_step
+from t2t_lite.training import checkpoints, evaluation, stopping, step as train_step, trainer
+from t2t_lite.training.config import TrainConfig
+from t2t_lite.training.stopping import StoppedBySignal
+
+
+def tiny_trainer(data_dir, output_dir, *flags):
+  """t2t-trainer in this process on the tiny data -> CompletedProcess."""
+  return call("t2t-trainer", "--problem=translate_from_files", f"--data_dir={data_dir}",
+              f"--output_dir={output_dir}", "--hparams_set=transformer_test_small",
+              f"--hparams={TINY_HPARAMS}", "--save_checkpoints_secs=0",
+              "--save_checkpoints_steps=100", "--eval_decode_sentences=0", "--random_seed=1",
+              *flags)
+
+
+def signal_at_step(monkeypatch, signum, at_step):
+  """The training step sends `signum` to this process once the step reaches `at_step`."""
+  original = train_step.TrainStep.__call__
+
+  def step_then_signal(self, iterator):
+    stats = original(self, iterator)
+    if int(self.optimizer.iterations) == at_step:
+      os.kill(os.getpid(), signum)
+    return stats
+  monkeypatch.setattr(train_step.TrainStep, "__call__", step_then_signal)
+
+
+def steps(output_dir):
+  return [checkpoint_step(path) for path in checkpoint_paths(output_dir)]
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_in_the_loop_saves_and_exits_128_plus_its_number(
+    tmp_path_factory, tmp_path, monkeypatch, signum, status):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  signal_at_step(monkeypatch, signum, 2)
+  output_dir = str(tmp_path / "run")
+  result = tiny_trainer(data_dir, output_dir, "--train_steps=50", "--schedule=train")
+  assert result.returncode == status, result.stderr[-2000:]
+  name = signal.Signals(signum).name
+  assert error_line(result.stderr) == (
+      f"t2t-trainer: {name}: saved {output_dir}/ckpt-2 at step 2; run the same command to "
+      f"resume (exit status {status}: stopped, not finished)")
+  assert steps(output_dir) == [2]
+  assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # The handlers are put back.
+  finished = tiny_trainer(data_dir, output_dir, "--train_steps=4", "--schedule=train")
+  assert finished.returncode == 0 and "(step 2)" in finished.stdout
+  assert steps(output_dir) == [2, 4]
+
+
+def test_sigterm_during_the_final_save_lets_it_complete(tmp_path_factory, tmp_path, monkeypatch):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  original = checkpoints.Checkpoints.save
+
+  def signal_then_save(self, step):
+    if step == 3:
+      os.kill(os.getpid(), signal.SIGTERM)  # Arrives while the final checkpoint is written.
+    return original(self, step)
+  monkeypatch.setattr(checkpoints.Checkpoints, "save", signal_then_save)
+  output_dir = str(tmp_path / "run")
+  with pytest.raises(StoppedBySignal) as stopped:
+    tiny_train(data_dir, output_dir, train_steps=3, save_checkpoints_steps=100)
+  assert stopped.value.exit_status == 143 and "saved" in str(stopped.value)
+  assert steps(output_dir) == [3]
+
+
+def test_a_signal_cuts_an_evaluation_short_and_saves(tmp_path_factory, tmp_path, monkeypatch):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  original = evaluation.Evaluator.evaluate
+  calls = []
+
+  def long_evaluation(self):
+    calls.append(1)
+    if len(calls) == 2:  # The evaluation at step 2 (the first is step 0's baseline).
+      os.kill(os.getpid(), signal.SIGTERM)
+      for _ in range(100):  # Long: only the signal ends it.
+        original(self)
+      raise AssertionError("the evaluation went on after SIGTERM")
+    return original(self)
+  monkeypatch.setattr(evaluation.Evaluator, "evaluate", long_evaluation)
+  output_dir = str(tmp_path / "run")
+  with pytest.raises(StoppedBySignal) as stopped:
+    tiny_train(data_dir, output_dir, train_steps=50, schedule="train_and_evaluate",
+               local_eval_frequency=2, eval_steps=1, save_checkpoints_steps=100)
+  assert stopped.value.exit_status == 143
+  assert steps(output_dir) == [2] and len(calls) == 2
+
+
+def test_train_minutes_stops_saves_and_ends_as_finished(tmp_path_factory, tmp_path, monkeypatch):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  reads = iter(range(0, 10000, 25))  # Every read of the clock: 25 seconds later.
+  monkeypatch.setattr(trainer, "TimeLimit",
+                      lambda minutes: stopping.TimeLimit(minutes, clock=lambda: next(reads)))
+  output_dir = str(tmp_path / "run")
+  result = tiny_trainer(data_dir, output_dir, "--train_steps=50", "--schedule=train",
+                        "--train_minutes=1")
+  # Read at 25 s (step 1), 50 s (step 2), 75 s: one minute reached after step 2.
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert (f"--train_minutes=1 reached: saved {output_dir}/ckpt-2 at step 2; run the same "
+          f"command to train on") in result.stderr
+  assert "training cost:" in result.stderr and steps(output_dir) == [2]
+
+
+def test_train_minutes_has_a_floor():
+  with pytest.raises(UserError, match=r"--train_minutes=-1: it must be >= 0"):
+    TrainConfig(output_dir="run", train_minutes=-1)
+
+
+def fail_at_first_step(monkeypatch):
+  def fail(self, iterator):
+    raise UserError("the first step failed")
+  monkeypatch.setattr(train_step.TrainStep, "__call__", fail)
+
+
+def test_a_failed_start_leaves_no_run_directory(tmp_path_factory, tmp_path, monkeypatch):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  fail_at_first_step(monkeypatch)
+  output_dir = tmp_path / "new" / "run"
+  result = tiny_trainer(data_dir, output_dir, "--train_steps=5", "--schedule=train")
+  assert result.returncode == 2 and error_line(result.stderr).endswith("the first step failed")
+  assert not output_dir.exists()
+  empty = tmp_path / "empty"
+  empty.mkdir()
+  assert tiny_trainer(data_dir, empty, "--train_steps=5").returncode == 2
+  assert os.listdir(empty) == []
+
+
+def test_a_failed_resume_leaves_the_run_as_it_was(tmp_path_factory, tmp_path, monkeypatch):
+  data_dir, shared_run = tiny_run(tmp_path_factory)
+  output_dir = copy_run(shared_run, tmp_path / "run")
+  before = snapshot(output_dir)
+  fail_at_first_step(monkeypatch)
+  result = tiny_trainer(data_dir, output_dir, "--train_steps=9", "--schedule=train",
+                        f"--hparams={TINY_HPARAMS},learning_rate_constant=7.0")
+  assert result.returncode == 2, result.stderr[-2000:]
+  assert snapshot(output_dir) == before
+  with open(os.path.join(output_dir, "hparams.json"), encoding="utf-8") as f:
+    assert json.load(f)["learning_rate_constant"] != 7.0
+
+
+@pytest.mark.parametrize("task, chief", [({"type": "worker", "index": 0}, True),
+                                         ({"type": "worker", "index": 1}, False),
+                                         ({"type": "chief", "index": 0}, True)])
+def test_only_the_chief_of_several_workers_holds_the_run_directory(
+    tmp_path, monkeypatch, task, chief):
+  """Other workers write only scratch files there: they take no lock, so none waits on the
+  chief's."""
+  from t2t_lite import writer_lock
+  from t2t_lite.training.output_dir_guard import guarding
+  cluster = {"worker": ["localhost:1", "localhost:2"]}
+  monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))
+  output_dir = str(tmp_path / "run")
+  os.makedirs(output_dir)
+  with guarding(output_dir):
+    assert writer_lock.holds(output_dir) == chief
