@@ -74,6 +74,10 @@ def device_peak_flops(strategy_devices, dtype, achieved_flops=None):
 # more than matrix products, so a measurement that slow was taken on a busy machine.
 PEAK_CACHE_DAYS = 30
 PLAUSIBLE_CPU_MFU = 0.75
+# Until the cache holds this many measurements, each process measures once more: runs at
+# different moments see different loads, and the fastest of them is kept.
+TRUSTED_MEASUREMENTS = 3
+_measured_in_this_process = False
 
 
 def cpu_peak_flops(achieved_flops=None):
@@ -87,9 +91,11 @@ def cpu_peak(achieved_flops=None):
   Other work on the machine only ever slows a measurement down, so the cache (per user,
   keyed by CPU model, core count, CPU flags, TensorFlow version and how it is measured)
   keeps the fastest ever measured: each new measurement can only raise it. It is measured
-  when there is none, when it is older than PEAK_CACHE_DAYS, and when `achieved_flops` (a
-  run's own) exceeds PLAUSIBLE_CPU_MFU of it. The description says which measurement.
+  when there is none, when it is older than PEAK_CACHE_DAYS, once per process until it
+  holds TRUSTED_MEASUREMENTS, and when `achieved_flops` (a run's own) exceeds
+  PLAUSIBLE_CPU_MFU of it. The description says how many measurements it is the best of.
   """
+  global _measured_in_this_process
   key = _machine_key()
   path = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                       "t2t_lite", "cpu_matmul_peak.json")
@@ -99,9 +105,12 @@ def cpu_peak(achieved_flops=None):
     cached = None  # Stale: start over.
   suspicious = (cached is not None and achieved_flops is not None
                 and achieved_flops > PLAUSIBLE_CPU_MFU * cached["flops"])
-  if cached is not None and not suspicious:
+  untrusted = (cached is not None and cached["measurements"] < TRUSTED_MEASUREMENTS
+               and not _measured_in_this_process)
+  if cached is not None and not suspicious and not untrusted:
     return cached["flops"], _describe(cached)
   measured = measured_cpu_peak()
+  _measured_in_this_process = True
   entry = {"machine": key, "flops": measured, "measurements": 1, "first": now, "last": now}
   if cached is not None:
     entry.update(flops=max(measured, cached["flops"]), first=cached["first"],

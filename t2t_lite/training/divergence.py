@@ -17,7 +17,7 @@ guessing does, by a factor of sqrt(V) on average. At least 2 nats (a perplexity
 its batches. The start is the first few steps alone: a learning rate far too
 high drives the loss up within tens of steps, and a longer start would take in
 the rise it is to be measured against. The end is a mean over WINDOW steps: a
-batch of rare words raises one step's loss, not twenty steps' mean, and a loss
+batch of rare words raises one step's loss, not ten steps' mean, and a loss
 that falls, as training's does, never comes near the limit.
 """
 
@@ -26,7 +26,7 @@ import collections
 from t2t_lite.errors import UserError
 
 START_STEPS = 5  # Steps in the start's mean.
-WINDOW = 20  # Steps in the recent mean.
+WINDOW = 10  # Steps in the recent mean.
 
 
 def divergence_limit(start):
@@ -58,6 +58,7 @@ class LossWatch:
             else "no checkpoint was saved yet")
     raise UserError(
         f"the loss became {now:.4g} at step {step} (mean of the last {self.window} steps), "
-        f"far above the {start:.4g} of its first {self.start_steps} steps here (limit {divergence_limit(start):.4g}): "
+        f"far above the {start:.4g} of its first {self.start_steps} steps here (limit "
+        f"{divergence_limit(start):.4g}): "
         f"training diverged; nothing was saved after it, and {kept}; lower the learning rate "
         f"(learning_rate_constant)")
