@@ -21,9 +21,24 @@ BASE = dataclasses.replace(HParams(), **_DROPOUT_EVERYWHERE)  # transformer_base
 # so that its rows fit the time budget on a small CPU.
 BIG_REDUCED = dataclasses.replace(BASE, hidden_size=1024, filter_size=4096, num_heads=16,
                                   num_hidden_layers=2)
+
+
+def _shape_of(hparams_set):
+  """The layer shapes (depth, widths, heads) of a registered hparams set."""
+  import t2t_lite.hparams_sets  # noqa: F401
+  from t2t_lite.registry import HPARAMS
+  hparams = HPARAMS[hparams_set]()
+  return {name: getattr(hparams, name)
+          for name in ("num_hidden_layers", "hidden_size", "filter_size", "num_heads")}
+
+
+# transformer_small_multi30k's shapes (N=4, d_model 256, d_ff 1024, h 4), post-norm and
+# dropout as the others here.
+SMALL_MULTI30K = dataclasses.replace(BASE, **_shape_of("transformer_small_multi30k"))
 TRAIN_MODELS = {
     "transformer_base (N=6, d_model 512)": BASE,
     "transformer_big widths, N=2 (d_model 1024)": BIG_REDUCED,
+    "transformer_small_multi30k shapes (N=4, d_model 256)": SMALL_MULTI30K,
 }
 
 # Decoding: a small untrained model on real sentences; EOS is never chosen before each

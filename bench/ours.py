@@ -22,6 +22,7 @@ from t2t_lite.models.transformer import Transformer
 from t2t_lite.optimization import build_optimizer
 from t2t_lite.summary import build
 from t2t_lite.training.step import TrainStep
+from t2t_lite.training.trainer import _dtype_policy as dtype_policy
 
 
 def build_model(hparams, vocab_size, seed=0):
@@ -32,20 +33,27 @@ def build_model(hparams, vocab_size, seed=0):
   return model
 
 
-def train_step(hparams, vocab_size, inputs, targets, jit_compile):
+def train_step(hparams, vocab_size, inputs, targets, jit_compile, mixed_precision=None):
   """-> a callable running one real `TrainStep` (default strategy) on a fixed batch.
 
   inputs, targets: [batch, length] int32 ids. The callable returns the step's
-  statistics (floats), so it blocks until the update is done.
+  statistics (floats), so it blocks until the update is done. mixed_precision:
+  the model computes in that dtype: built, traced and run under Keras's dtype
+  policy "mixed_<that>", as t2t-trainer --mixed_precision runs.
   """
-  model = build_model(hparams, vocab_size)
-  optimizer = build_optimizer(hparams)
-  optimizer.build(model.trainable_variables)
+  with dtype_policy(mixed_precision):
+    model = build_model(hparams, vocab_size)
+    optimizer = build_optimizer(hparams)
+    optimizer.build(model.trainable_variables)
   step = TrainStep(tf.distribute.get_strategy(), model, optimizer, hparams.label_smoothing,
                    jit_compile=jit_compile)
   features = {"inputs": tf.constant(inputs, tf.int32), "targets": tf.constant(targets, tf.int32)}
   iterator = iter(tf.data.Dataset.from_tensors(features).repeat())
-  return lambda: step(iterator)
+
+  def run():
+    with dtype_policy(mixed_precision):
+      return step(iterator)
+  return run
 
 
 class Uncached(ForcedLength):

@@ -6,6 +6,7 @@ compiling); non-padding target tokens per second.
   ours:      t2t_lite's real `TrainStep` under the default strategy, XLA off and on
              (XLA on the first model only: a compilation takes a minute here), and
              once without dropout inside the feed-forward network, like keras-hub;
+             with --mixed_precision=bfloat16, once more in mixed bfloat16 (XLA off);
   PyTorch:   nn.Transformer, same shapes, eager (peers/torch_transformer.py);
   keras-hub: TransformerEncoder/TransformerDecoder layers, `train_on_batch`, XLA off.
 Model FLOPs are t2t_lite.training.cost.training_flops (6 x matmul parameters
@@ -13,7 +14,8 @@ touched per token, plus attention); MFU divides the achieved FLOP/s by this
 machine's float32 matmul peak, timed in turn with the steps (so under the same
 load) with TensorFlow, and with PyTorch's own BLAS, which can differ.
 
-    python -m bench.training_throughput [--repeats=3] [--models=base,big]
+    python -m bench.training_throughput [--repeats=3] [--models=base,big,multi30k]
+                                        [--mixed_precision=bfloat16]
 """
 
 import argparse
@@ -30,14 +32,19 @@ from t2t_lite.training.cost import training_flops  # noqa: E402
 
 OURS_GRAPH, OURS_XLA = "t2t_lite TrainStep, XLA off", "t2t_lite TrainStep, XLA on"
 OURS_AS_KERAS_HUB = "t2t_lite TrainStep, XLA off, no ReLU dropout (as keras-hub)"
+MODEL_KEYS = ("base", "big", "multi30k")  # --models: configs.TRAIN_MODELS in this order.
 
 
-def training_runs(hparams, vocab_size, inputs, targets, notes, extra):
+def training_runs(hparams, vocab_size, inputs, targets, notes, extra, mixed_precision=None):
   """{implementation: callable running one blocking training step}; skipped peers go to notes.
 
   extra: also our XLA-compiled step, and our step without keras-hub's missing dropout.
+  mixed_precision: also our step computing in that dtype (XLA off).
   """
   runs = {OURS_GRAPH: ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=False)}
+  if mixed_precision:
+    runs[f"{OURS_GRAPH}, mixed {mixed_precision}"] = ours.train_step(
+        hparams, vocab_size, inputs, targets, jit_compile=False, mixed_precision=mixed_precision)
   if extra:
     runs[OURS_XLA] = ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=True)
     runs[OURS_AS_KERAS_HUB] = ours.train_step(dataclasses.replace(hparams, relu_dropout=0.0),
@@ -67,7 +74,7 @@ def matmul_runs():
   return runs
 
 
-def run(repeats, model_names):
+def run(repeats, model_names, mixed_precision=None):
   notes = [f"{configs.TRAIN_BATCH} sentences x {configs.TRAIN_LENGTH} tokens a step (inputs and "
            f"targets), vocabulary {configs.TRAIN_VOCAB_SIZE:,} shared with the softmax, dropout "
            f"0.1 on residuals, attention and ReLU, label smoothing 0.1, Adam; medians of "
@@ -85,7 +92,7 @@ def run(repeats, model_names):
     hparams = configs.TRAIN_MODELS[name]
     # The extra rows on the first model only: XLA compilations take long.
     runs = training_runs(hparams, configs.TRAIN_VOCAB_SIZE, inputs, targets, notes,
-                         extra=index == 0)
+                         extra=index == 0, mixed_precision=mixed_precision)
     runs.update({f"matmul {framework}": run for framework, (run, _) in matmuls.items()})
     seconds = timing.interleaved_medians(runs, repeats, warmup=1)
     peaks[name] = {framework: flops / seconds.pop(f"matmul {framework}")
@@ -105,7 +112,7 @@ def throughput_table(results, tokens, notes):
                    report.ratio(seconds[OURS_GRAPH], step),
                    report.ratio(seconds.get(OURS_XLA), step)])
   return report.Table(
-      "Training throughput (float32, CPU" + _held_to() + ")",
+      "Training throughput (float32 unless named, CPU" + _held_to() + ")",
       ["model", "implementation", "ms/step", "target tokens/s", "ours XLA off / this",
        "ours XLA on / this"], rows, notes)
 
@@ -161,12 +168,19 @@ def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--repeats", type=int, default=3)
   parser.add_argument("--models", default="base,big",
-                      help="Which of base, big (transformer_big widths, N=2) to run.")
+                      help="Which of base, big (transformer_big widths, N=2), multi30k "
+                           "(transformer_small_multi30k's shapes) to run.")
+  parser.add_argument("--mixed_precision", choices=("bfloat16",),
+                      help="Also time our step computing in this dtype (t2t-trainer's "
+                           "--mixed_precision), in turn with the others.")
   parser.add_argument("--json", help="Also save the tables here (for python -m bench).")
   args = parser.parse_args()
   names = list(configs.TRAIN_MODELS)
-  chosen = [names[0 if key == "base" else 1] for key in args.models.split(",")]
-  report.emit(run(args.repeats, chosen), args.json)
+  keys = args.models.split(",")
+  if set(keys) - set(MODEL_KEYS):
+    parser.error(f"--models: choose from {', '.join(MODEL_KEYS)}")
+  chosen = [names[MODEL_KEYS.index(key)] for key in keys]
+  report.emit(run(args.repeats, chosen, args.mixed_precision), args.json)
 
 
 if __name__ == "__main__":
