@@ -166,3 +166,20 @@ def test_only_the_chief_of_several_workers_holds_the_run_directory(
   os.makedirs(output_dir)
   with guarding(output_dir):
     assert writer_lock.holds(output_dir) == chief
+
+
+def test_a_signal_before_the_first_step_ends_the_start_and_undoes_it(
+    tmp_path_factory, tmp_path, monkeypatch):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  original = checkpoints.Checkpoints.restore_latest
+
+  def signal_then_restore(self):
+    os.kill(os.getpid(), signal.SIGTERM)  # While the run is being set up.
+    return original(self)
+  monkeypatch.setattr(checkpoints.Checkpoints, "restore_latest", signal_then_restore)
+  output_dir = tmp_path / "run"
+  result = tiny_trainer(data_dir, output_dir, "--train_steps=5", "--schedule=train")
+  assert result.returncode == 143, result.stderr[-2000:]
+  assert error_line(result.stderr) == ("t2t-trainer: SIGTERM before training began: nothing to "
+                                       "save yet")
+  assert not output_dir.exists()

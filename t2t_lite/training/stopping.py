@@ -82,6 +82,28 @@ class StopRequested:
         f"(exit status {128 + self.signum}: stopped, not finished)"))
 
 
+@contextlib.contextmanager
+def stopped_before_the_loop():
+  """Inside: SIGTERM or SIGINT raises StoppedBySignal at once (there is nothing to save
+  before the first step), so that a start stopped that way ends with its one line and
+  128 + the signal, and is undone as any failed start is. The loop's StopRequested takes
+  over while it runs. Outside the main thread (where handlers cannot be set): no change."""
+  def stop(signum, frame):
+    del frame
+    raise StoppedBySignal(signum, f"{signal.Signals(signum).name} before training began: "
+                                  f"nothing to save yet")
+  try:
+    previous = {sig: signal.signal(sig, stop) for sig in StopRequested.SIGNALS}
+  except ValueError:  # Not the main thread.
+    yield
+    return
+  try:
+    yield
+  finally:
+    for sig, handler in previous.items():
+      signal.signal(sig, handler)
+
+
 class TimeLimit:
   """--train_minutes: whether the minutes given have passed since the loop started
   (wall clock, evaluations included). 0 or None: no limit."""

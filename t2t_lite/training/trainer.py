@@ -34,7 +34,8 @@ from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.output_dir_guard import guarding
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
-from t2t_lite.training.stopping import EvaluationInterrupted, StopRequested, TimeLimit
+from t2t_lite.training.stopping import (EvaluationInterrupted, StopRequested, TimeLimit,
+                                       stopped_before_the_loop)
 from t2t_lite.training.warm_start import warm_start
 
 
@@ -50,7 +51,8 @@ def train(problem, hparams, config, data_dir):
   _check_output_dir(config)
   if config.random_seed is not None:
     keras.utils.set_random_seed(config.random_seed)
-  with guarding(config.output_dir), _dtype_policy(config.mixed_precision):
+  with guarding(config.output_dir), stopped_before_the_loop(), \
+      _dtype_policy(config.mixed_precision):
     return _train(problem, hparams, config, data_dir)
 
 
