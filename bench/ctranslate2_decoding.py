@@ -1,20 +1,19 @@
 """Decoding a trained run on the CPU four ways, side by side: t2t-decoder's translator, the
 SavedModel (t2t-exporter's default export), and CTranslate2 exports in float32 and int8.
 
-The same model (the run's newest checkpoint), the same sentences, text in and text out
-(tokenizing and detokenizing included), beam search of the same width in batches of the
-same size, each with its own length penalty: t2t_lite's ((5 + len) / 6) ** alpha (the
-problem's alpha, len counting EOS) and CTranslate2's len ** length_penalty (len without EOS).
-They cannot be equal; they grow alike around outputs of L tokens (the same derivative of
-their logarithms) when length_penalty = alpha * L / (L + 6): `--length_penalty`, default 0.4,
-alpha 0.6 at Multi30k's L of about 12. Greedy decoding (`--beam_size=1`) has no penalty:
-there CTranslate2 gives t2t-decoder's lines. Timings are
-interleaved medians in this process (bench/timing.py); peak memory is measured with each
-implementation alone in a fresh process that imports only what it needs (CTranslate2 rows:
-no TensorFlow).
+The same model (the run's newest checkpoint, or --checkpoint), the same sentences, text in
+and text out (tokenizing and detokenizing included), beam search of the same width in
+batches of the same size, each with its own length penalty: t2t_lite's ((5 + len) / 6) **
+alpha (the problem's alpha, len counting EOS) and CTranslate2's len ** length_penalty (len
+without EOS). They cannot be equal; they grow alike around outputs of L tokens (the same
+derivative of their logarithms) when length_penalty = alpha * L / (L + 6): `--length_penalty`,
+default 0.4, alpha 0.6 at Multi30k's L of about 12. Greedy decoding (`--beam_size=1`) has no
+penalty: there CTranslate2 gives t2t-decoder's lines. Timings are interleaved medians in
+this process (bench/timing.py); peak memory is measured with each implementation alone in a
+fresh process that imports only what it needs (CTranslate2 rows: no TensorFlow).
 
-    python -m bench.ctranslate2_decoding --run=RUN [--source=FILE] [--sentences=200] \\
-        [--beam_size=4] [--threads=2] [--repeats=3] [--translations_dir=DIR]
+    python -m bench.ctranslate2_decoding --run=RUN [--checkpoint=RUN/ckpt-N] [--source=FILE] \\
+        [--sentences=200] [--beam_size=4] [--threads=2] [--repeats=3] [--translations_dir=DIR]
 """
 
 import argparse
@@ -49,21 +48,22 @@ def use_threads(threads):
   tf.config.threading.set_inter_op_parallelism_threads(threads)
 
 
-def export_all(run_dir, directory, beam_size):
+def export_all(run_dir, checkpoint, directory, beam_size):
   """Writes the SavedModel and the two CTranslate2 exports of the run under `directory`."""
   from t2t_lite.export import export_run
   from t2t_lite.export_ctranslate2 import export_ctranslate2
-  export_run(run_dir, os.path.join(directory, FILE_NAMES[SAVED_MODEL]),
+  export_run(run_dir, os.path.join(directory, FILE_NAMES[SAVED_MODEL]), checkpoint,
              decode_hparams=f"beam_size={beam_size},batch_size={BATCH_SIZE}")
-  export_ctranslate2(run_dir, os.path.join(directory, FILE_NAMES[CT2_FLOAT32]))
-  export_ctranslate2(run_dir, os.path.join(directory, FILE_NAMES[CT2_INT8]), quantization="int8")
+  export_ctranslate2(run_dir, os.path.join(directory, FILE_NAMES[CT2_FLOAT32]), checkpoint)
+  export_ctranslate2(run_dir, os.path.join(directory, FILE_NAMES[CT2_INT8]), checkpoint,
+                     quantization="int8")
 
 
-def translator(name, run_dir, directory, beam_size, length_penalty, threads):
+def translator(name, run_dir, checkpoint, directory, beam_size, length_penalty, threads):
   """fn(lines) -> output lines, for implementation `name` (its exports under `directory`)."""
   if name == T2T_DECODER:
     from t2t_lite.run import Run
-    run = Run.open(run_dir)
+    run = Run.open(run_dir, checkpoint)
     return lambda lines: run.translate(lines, decode_hparams=f"beam_size={beam_size},"
                                                              f"batch_size={BATCH_SIZE}")
   if name == SAVED_MODEL:
@@ -118,8 +118,8 @@ def memory_case(name, args):
     import ctranslate2  # noqa: F401
     import sentencepiece  # noqa: F401
   baseline = timing.current_rss_bytes()
-  translate = translator(name, args.run, args.export_dir, args.beam_size, args.length_penalty,
-                         args.threads)
+  translate = translator(name, args.run, args.checkpoint, args.export_dir, args.beam_size,
+                         args.length_penalty, args.threads)
   translate(read_lines(args.source, args.sentences))
   return {"baseline": baseline, "peak": peak_rss_since_exec()}
 
@@ -138,6 +138,7 @@ def peak_memory(name, args, directory):
   """`memory_case` in a fresh process."""
   with tempfile.NamedTemporaryFile(suffix=".json") as output:
     subprocess.run([sys.executable, "-m", "bench.ctranslate2_decoding", f"--run={args.run}",
+                    f"--checkpoint={args.checkpoint or ''}",
                     f"--source={args.source}", f"--sentences={args.sentences}",
                     f"--beam_size={args.beam_size}", f"--length_penalty={args.length_penalty}",
                     f"--threads={args.threads}", f"--memory_case={name}",
@@ -153,8 +154,8 @@ def run(args):
   use_threads(args.threads)
   lines = read_lines(args.source, args.sentences)
   with tempfile.TemporaryDirectory() as directory:
-    export_all(args.run, directory, args.beam_size)
-    translators = {name: translator(name, args.run, directory, args.beam_size,
+    export_all(args.run, args.checkpoint, directory, args.beam_size)
+    translators = {name: translator(name, args.run, args.checkpoint, directory, args.beam_size,
                                     args.length_penalty, args.threads)
                    for name in IMPLEMENTATIONS}
     outputs = {name: translate(lines) for name, translate in translators.items()}  # Warm-up.
@@ -179,7 +180,8 @@ def run(args):
                  report.ratio(seconds[name], seconds[T2T_DECODER]),
                  report.gib(memory[name]["peak"]),
                  f"{memory[name]['peak'] / memory[T2T_DECODER]['peak']:.2f}x", f"{same:.1%}"])
-  notes = [f"Run: {os.path.abspath(args.run)}; {len(lines)} sentences of {args.source}; beam "
+  notes = [f"Run: {os.path.abspath(args.run)} ({args.checkpoint or 'newest checkpoint'}); "
+           f"{len(lines)} sentences of {args.source}; beam "
            f"{args.beam_size}, batches of {BATCH_SIZE}; t2t_lite's alpha: the problem's; "
            f"CTranslate2's length_penalty {args.length_penalty}; {args.threads} threads "
            f"(TensorFlow intra- and inter-op, CTranslate2 intra_threads); medians of "
@@ -198,6 +200,7 @@ def run(args):
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--run", required=True, help="A run directory t2t-trainer wrote.")
+  parser.add_argument("--checkpoint", help="A checkpoint of the run (default: its newest).")
   parser.add_argument("--source", default=DEFAULT_SOURCE, help="Sentences, one per line.")
   parser.add_argument("--sentences", type=int, default=200, help="How many (0: all).")
   parser.add_argument("--beam_size", type=int, default=4)

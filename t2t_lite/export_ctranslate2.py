@@ -32,9 +32,13 @@ How t2t_lite's Transformer maps onto CTranslate2's TransformerSpec:
     [heads, depth, d_model] (out of heads) become CTranslate2's [out, in] linear weights,
     the queries, keys and values of self-attention fused into one, the keys and values of
     encoder-decoder attention into another.
-Decoding: CTranslate2's length penalty divides a hypothesis's log-probability by
-length ** length_penalty (length without EOS), t2t_lite's by ((5 + length) / 6) ** alpha
-(length with EOS, GNMT's); with alpha=0 and length_penalty=0 both rank by log-probability.
+Decoding: greedy, CTranslate2 gives t2t_lite's outputs. Its beam search divides a
+hypothesis's log-probability by length ** length_penalty (length without EOS), t2t_lite's by
+((5 + length) / 6) ** alpha (length with EOS, GNMT's); the two grow alike around outputs of
+L tokens when length_penalty = alpha * L / (L + 6) (0.4 for alpha 0.6 and L = 12). Its
+searches stop at one max_decoding_length per call, t2t_lite's at each sentence's input
+length + extra_length (`bench.ctranslate2_decoding.ctranslate2_translator` groups sentences
+by length to match).
 """
 
 import json
