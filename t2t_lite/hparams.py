@@ -9,6 +9,7 @@ import dataclasses
 import json
 
 from t2t_lite.errors import UserError
+from t2t_lite.json_files import DamagedFile, check_field, parse_object
 from t2t_lite.overrides import field_types, parse_overrides
 
 # Allowed values of the string fields.
@@ -72,10 +73,13 @@ class HParams:
                  "batch_size", "max_length", "min_length_bucket"):
       if getattr(self, name) <= 0:
         raise UserError(f"hparams {name}={getattr(self, name)} must be positive")
+    # A channel count left at 0 is hidden_size's: the error names the field that was set.
     for name in ("attention_key_channels", "attention_value_channels"):
-      channels = getattr(self, name) or self.hidden_size
+      named = name if getattr(self, name) else "hidden_size"
+      channels = getattr(self, named)
       if channels % self.num_heads:
-        raise UserError(f"hparams {name}={channels} must be divisible by num_heads={self.num_heads}")
+        raise UserError(f"hparams {named}={channels} must be divisible by "
+                        f"num_heads={self.num_heads}")
     if self.length_bucket_step <= 1.0:
       raise UserError(f"hparams length_bucket_step={self.length_bucket_step} must be above 1 "
                       f"(tensor2tensor's default is 1.1)")
@@ -105,10 +109,23 @@ class HParams:
     return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
 
   @classmethod
-  def from_json(cls, text):
-    values = json.loads(text)
-    unknown = sorted(set(values) - set(field_types(HParams)))
+  def from_json(cls, text, path="hparams.json", remedy=None):
+    """The HParams a JSON file holds; a `DamagedFile` naming `path` and the field when the
+    text is not an object of HParams fields, each of its type and in its range.
+
+    remedy: what the error tells the user to do (default: restore the file).
+    """
+    remedy = remedy or ("restore it from a copy of the run, or train anew in another "
+                        "--output_dir")
+    values = parse_object(text, path, remedy)
+    types = field_types(HParams)
+    unknown = sorted(set(values) - set(types))
     if unknown:
-      raise UserError(f"hparams.json has unknown fields {', '.join(unknown)}; "
+      raise UserError(f"{path} has unknown fields {', '.join(unknown)}; "
                       f"it was written by another version of t2t_lite")
-    return cls(**values)
+    for name, kind in types.items():
+      check_field(values, name, kind, path, remedy, required=False)
+    try:
+      return cls(**values)
+    except UserError as error:
+      raise DamagedFile(path, str(error), remedy) from None

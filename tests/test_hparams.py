@@ -165,7 +165,9 @@ def test_bad_overrides_are_one_line_errors(overrides, expected):
 
 @pytest.mark.parametrize("overrides, expected", [
     ("pos=learned", "pos='learned' is not one of timing, emb"),
-    ("num_heads=3", "attention_key_channels=512 must be divisible by num_heads=3"),
+    ("num_heads=3", "hparams hidden_size=512 must be divisible by num_heads=3"),
+    ("num_heads=3,attention_value_channels=512,attention_key_channels=96",
+     "attention_value_channels=512 must be divisible by num_heads=3"),
     ("layer_prepostprocess_dropout=1.5", "must be in [0, 1)"),
     ("hidden_size=0", "hidden_size=0 must be positive"),
     ("length_bucket_step=1", "length_bucket_step=1.0 must be above 1"),

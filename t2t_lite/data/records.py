@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from t2t_lite.atomic_files import TEMP_SUFFIX
 from t2t_lite.errors import UserError
+from t2t_lite.json_files import DamagedFile, check_field, has_type, parse_object, read_text
 
 FORMAT_VERSION = 1
 
@@ -53,10 +54,26 @@ class SplitInfo:
     return json.dumps(values, indent=1, ensure_ascii=False)
 
   @classmethod
-  def from_json(cls, text, data_dir):
-    values = json.loads(text)
+  def from_json(cls, text, data_dir, path="marker", remedy="run t2t-datagen again"):
+    """The split a marker's JSON text describes; a `DamagedFile` naming `path`, the field
+    and `remedy` when it is not a marker of this format."""
+    values = parse_object(text, path, remedy)
     if values.pop("format", None) != FORMAT_VERSION:
-      raise ValueError("another format version")
+      raise DamagedFile(path, f"is not a split marker of format {FORMAT_VERSION} (written by "
+                        f"another version of t2t_lite?)", remedy)
+    for name, kind in (("problem", str), ("split", str), ("files", tuple), ("examples", int),
+                       ("length_counts", dict), ("vocab_digest", str), ("summary", dict)):
+      check_field(values, name, kind, path, remedy, required=name not in ("vocab_digest",
+                                                                          "summary"))
+    if not all(isinstance(name, str) and name for name in values["files"]):
+      raise DamagedFile(path, "field 'files' is not a list of file names", remedy)
+    if not all(key.isdigit() and has_type(count, int) and count >= 0
+               for key, count in values["length_counts"].items()):
+      raise DamagedFile(path, "field 'length_counts' is not an object of {length: count} "
+                        "integers", remedy)
+    unknown = sorted(set(values) - {field.name for field in dataclasses.fields(cls)})
+    if unknown:
+      raise DamagedFile(path, f"has unknown fields {', '.join(unknown)}", remedy)
     values["files"] = tuple(os.path.join(data_dir, name) for name in values["files"])
     values["length_counts"] = {int(k): v for k, v in values["length_counts"].items()}
     return cls(**values)
@@ -72,13 +89,13 @@ def shard_paths(data_dir, problem, split, num_shards):
 
 
 def read_split_info(data_dir, problem, split):
-  """The split's `SplitInfo`, or None when it is missing, incomplete or unreadable."""
+  """The split's `SplitInfo`, or None when it is missing or incomplete (shards missing);
+  a `DamagedFile` naming the marker and the field when the marker is damaged."""
   path = marker_path(data_dir, problem, split)
-  try:
-    with open(path, encoding="utf-8") as f:
-      info = SplitInfo.from_json(f.read(), data_dir)
-  except (OSError, ValueError, TypeError, KeyError):
+  if not os.path.lexists(path):
     return None
+  remedy = f"run t2t-datagen --problem={problem} --data_dir={data_dir} again"
+  info = SplitInfo.from_json(read_text(path, remedy), data_dir, path, remedy)
   if not all(os.path.isfile(name) for name in info.files):
     return None
   return info

@@ -20,6 +20,7 @@ import tensorflow_text as tf_text
 from t2t_lite import quiet
 from t2t_lite.constants import EOS_ID, PAD_ID, UNK_ID
 from t2t_lite.errors import UserError
+from t2t_lite.json_files import DamagedFile
 
 NUM_BYTE_PIECES = 256  # Byte fallback: one piece per byte value.
 
@@ -99,11 +100,30 @@ def vocab_size_of(path, problem):
 
 
 def _read_model(path, problem):
-  if not os.path.isfile(path):
+  if not os.path.exists(path):
     raise UserError(f"no vocabulary at {path}; run t2t-datagen --problem={problem} "
                     f"--data_dir={os.path.dirname(path) or '.'} first")
+  return read_model_file(path, f"run t2t-datagen --problem={problem} "
+                               f"--data_dir={os.path.dirname(path) or '.'} again")
+
+
+def read_model_file(path, remedy):
+  """The bytes of the SentencePiece model at `path`; DamagedFile naming it (with `remedy`)
+  when it is missing, a directory, or not a SentencePiece model."""
+  if os.path.isdir(path):
+    raise DamagedFile(path, "is a directory, not a vocabulary file", remedy)
+  if not os.path.isfile(path):
+    raise DamagedFile(path, "the vocabulary file is missing", remedy)
   with open(path, "rb") as f:
-    return f.read()
+    model_proto = f.read()
+  try:
+    with quiet.chatter_hidden():
+      size = spm.SentencePieceProcessor(model_proto=model_proto).get_piece_size()
+  except RuntimeError:
+    size = 0
+  if size < 3:
+    raise DamagedFile(path, "is not a SentencePiece vocabulary (damaged or truncated?)", remedy)
+  return model_proto
 
 
 class Vocabulary(tf.Module):

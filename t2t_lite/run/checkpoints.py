@@ -16,15 +16,26 @@ import tensorflow as tf
 from t2t_lite.atomic_files import write_text_atomic
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import first_line
+from t2t_lite.json_files import DamagedFile
 
 # What reading a checkpoint with missing, truncated or corrupted files raises.
 UNREADABLE_ERRORS = (tf.errors.OpError, IndexError)
 
 
 def checkpoint_paths(model_dir):
-  """Paths of the checkpoints the state file of model_dir lists, oldest first."""
+  """Paths of the checkpoints the state file of model_dir lists, oldest first; a
+  `DamagedFile` when the state file is there but does not read."""
   state = tf.train.get_checkpoint_state(model_dir)
+  if state is None and tf.io.gfile.exists(os.path.join(model_dir, STATE_FILE)):
+    raise DamagedFile(os.path.join(model_dir, STATE_FILE), STATE_DAMAGE, STATE_REMEDY)
   return list(state.all_model_checkpoint_paths) if state else []
+
+
+STATE_FILE = "checkpoint"  # TensorFlow's name for the list of a directory's checkpoints.
+STATE_DAMAGE = "is not a checkpoint list (TensorFlow's text format) or cannot be read"
+STATE_REMEDY = ("restore it from a copy of the run, or write it anew: a line "
+                "'all_model_checkpoint_paths: \"ckpt-N\"' per checkpoint there, oldest first, "
+                "then 'model_checkpoint_path: \"ckpt-N\"' naming the newest")
 
 
 def write_state(model_dir, paths):

@@ -21,8 +21,11 @@ from absl import logging
 import tensorflow as tf
 
 from t2t_lite.atomic_files import copy_file_atomic, write_text_atomic
+from t2t_lite.data.vocabulary import read_model_file, vocab_size_of
 from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
+from t2t_lite.json_files import DamagedFile, check_field, json_type_name, parse_object
+from t2t_lite.run.checkpoints import checkpoint_paths
 
 HPARAMS_FILE = "hparams.json"
 HISTORY_FILE = "hparams_history.json"
@@ -43,10 +46,32 @@ class RunDescription:
     return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
 
   @classmethod
-  def from_json(cls, text):
-    values = json.loads(text)
-    values["vocab_files"] = tuple(values["vocab_files"])
+  def from_json(cls, text, path=RUN_FILE):
+    """The description run.json's text holds; a `DamagedFile` naming `path` and the field
+    when a field is missing, of another type, or out of range."""
+    values = parse_object(text, path, RESTORE)
+    unknown = sorted(set(values) - {field.name for field in dataclasses.fields(cls)})
+    if unknown:
+      raise DamagedFile(path, f"unknown fields {', '.join(unknown)} (written by another "
+                        f"version of t2t_lite?)", RESTORE)
+    for name in ("problem", "model"):
+      check_field(values, name, str, path, RESTORE)
+    for name in ("input_vocab_size", "target_vocab_size"):
+      if check_field(values, name, int, path, RESTORE) < 2:
+        raise DamagedFile(path, f"field '{name}' is {values[name]}, fewer than the 2 ids of "
+                          f"padding and EOS", RESTORE)
+    files = check_field(values, "vocab_files", tuple, path, RESTORE)
+    if len(files) != 2 or not all(isinstance(name, str) and name and os.path.basename(name)
+                                  == name and name not in (".", "..") for name in files):
+      raise DamagedFile(path, f"field 'vocab_files' is {json.dumps(files)[:80]}, not the names "
+                        f"of the two vocabulary files beside it (inputs, targets)", RESTORE)
+    check_field(values, "flags", dict, path, RESTORE, required=False)
+    values["vocab_files"] = tuple(files)
     return cls(**values)
+
+
+# What an error about a damaged run file tells the user to do.
+RESTORE = "restore it from a copy of the run, or train anew in another --output_dir"
 
 
 def describe(output_dir, hparams, description, vocab_paths):
@@ -55,35 +80,94 @@ def describe(output_dir, hparams, description, vocab_paths):
   A directory that already has hparams.json must describe the same model: any
   difference is a one-line error naming the differing fields. A change that
   keeps the architecture replaces hparams.json, the old one going to HISTORY_FILE.
+  Every check comes before the first write, so a refused run changes no file.
   """
+  check_description(output_dir, hparams, description, vocab_paths)
+  write_description(output_dir, hparams, description, vocab_paths)
+
+
+def check_description(output_dir, hparams, description, vocab_paths):
+  """What `describe` checks before writing: the model fits in memory, and a directory that
+  holds a run keeps its architecture, its problem and (once it has checkpoints) its
+  vocabulary. Raises a one-line UserError; writes nothing."""
+  check_model_fits(hparams, description.input_vocab_size, description.target_vocab_size,
+                   "--hparams_set, --hparams and the data's vocabularies describe")
+  if not has_run(output_dir):
+    return
+  check_same_hparams(read_hparams(output_dir), hparams, output_dir)
+  previous = read_description(output_dir)
+  if previous.problem != description.problem:
+    raise UserError(f"{output_dir} holds a run of problem {previous.problem}, not "
+                    f"{description.problem}; use another --output_dir")
+  if checkpoint_paths(output_dir):  # Without one, nothing was trained with its copies yet.
+    check_same_vocabulary(output_dir, previous, vocab_paths)
+
+
+def check_same_vocabulary(output_dir, previous, vocab_paths):
+  """UserError when a vocabulary copy in output_dir (described by `previous`, its
+  RunDescription) differs from the data's file at `vocab_paths`: the model knows only the
+  ids of its own."""
+  for name, source in dict(zip(previous.vocab_files, vocab_paths)).items():
+    copy = os.path.join(output_dir, name)
+    if not tf.io.gfile.exists(copy):
+      raise DamagedFile(copy, "is missing (the vocabulary this run was trained with)", RESTORE)
+    if _file_bytes(copy) == _file_bytes(source):
+      continue
+    sizes = [vocab_size_of(path, previous.problem) for path in (copy, source)]
+    what = (f"{sizes[0]} pieces against {sizes[1]}" if sizes[0] != sizes[1] else
+            f"both {sizes[0]} pieces, other ones")
+    raise UserError(f"the data's vocabulary {source} differs from {copy}, the one the run in "
+                    f"{output_dir} was trained with ({what}; the data was generated anew "
+                    f"since?): its model knows only its own ids; train on this data in a new "
+                    f"--output_dir, or pass the --data_dir that run was trained on")
+
+
+def _file_bytes(path):
+  with tf.io.gfile.GFile(path, "rb") as f:
+    return f.read()
+
+
+def write_description(output_dir, hparams, description, vocab_paths):
+  """Writes what `describe` writes, unchecked: the vocabulary copies (those missing or
+  differing), hparams.json when it changes (the old one going to HISTORY_FILE) and run.json
+  when it changes."""
   tf.io.gfile.makedirs(output_dir)
   existing = read_hparams(output_dir) if has_run(output_dir) else None
-  if existing is not None:
-    check_same_hparams(existing, hparams, output_dir)
-    previous = read_description(output_dir)
-    if previous.problem != description.problem:
-      raise UserError(f"{output_dir} holds a run of problem {previous.problem}, not "
-                      f"{description.problem}; use another --output_dir")
-  for source, name in zip(vocab_paths, description.vocab_files):
+  for source, name in dict(zip(vocab_paths, description.vocab_files)).items():
     target = os.path.join(output_dir, name)
-    if not tf.io.gfile.exists(target):
+    if not tf.io.gfile.exists(target) or _file_bytes(target) != _file_bytes(source):
       copy_file_atomic(source, target)
   if existing is not None and existing != hparams:
     _append_history(output_dir, existing)
   if existing != hparams:
     write_text_atomic(os.path.join(output_dir, HPARAMS_FILE), hparams.to_json())
-  write_text_atomic(os.path.join(output_dir, RUN_FILE), description.to_json())
+  run_file = os.path.join(output_dir, RUN_FILE)
+  text = description.to_json()
+  if not tf.io.gfile.exists(run_file) or _file_bytes(run_file) != text.encode("utf-8"):
+    write_text_atomic(run_file, text)
 
 
 def _append_history(output_dir, hparams):
   """Adds the hparams a run used until its latest checkpoint to HISTORY_FILE."""
   path = os.path.join(output_dir, HISTORY_FILE)
-  history = json.loads(_read_run_file(output_dir, HISTORY_FILE)) if tf.io.gfile.exists(
-      path) else []
+  history = _read_history(output_dir) if tf.io.gfile.exists(path) else []
   latest = tf.train.latest_checkpoint(output_dir)
   history.append({"until": latest and os.path.basename(latest),
                   "hparams": json.loads(hparams.to_json())})
   write_text_atomic(path, json.dumps(history, indent=2, sort_keys=True))
+
+
+def _read_history(output_dir):
+  """HISTORY_FILE's list; UserError naming it when it is not a JSON list."""
+  path = os.path.join(output_dir, HISTORY_FILE)
+  text = _read_run_file(output_dir, HISTORY_FILE)
+  try:
+    history = json.loads(text)
+  except ValueError as error:
+    raise DamagedFile(path, f"is not valid JSON ({error})", RESTORE) from None
+  if not isinstance(history, list):
+    raise DamagedFile(path, f"holds a JSON {json_type_name(history)}, not a list", RESTORE)
+  return history
 
 
 def has_run(output_dir):
@@ -91,20 +175,86 @@ def has_run(output_dir):
 
 
 def read_hparams(output_dir):
-  return HParams.from_json(_read_run_file(output_dir, HPARAMS_FILE))
+  """The run's HParams; UserError naming hparams.json and the field when it is damaged."""
+  path = os.path.join(output_dir, HPARAMS_FILE)
+  return HParams.from_json(_read_run_file(output_dir, HPARAMS_FILE), path, RESTORE)
 
 
 def read_description(output_dir):
-  return RunDescription.from_json(_read_run_file(output_dir, RUN_FILE))
+  """The run's RunDescription; UserError naming run.json and the field when it is damaged."""
+  path = os.path.join(output_dir, RUN_FILE)
+  return RunDescription.from_json(_read_run_file(output_dir, RUN_FILE), path)
+
+
+def read_run(output_dir):
+  """(HParams, RunDescription) of a run directory, each file validated, and the model they
+  describe checked to fit in memory before anything is built."""
+  hparams, description = read_hparams(output_dir), read_description(output_dir)
+  for name in dict.fromkeys(description.vocab_files):
+    read_model_file(os.path.join(output_dir, name), RESTORE)
+  check_model_fits(hparams, description.input_vocab_size, description.target_vocab_size,
+                   f"{os.path.join(output_dir, HPARAMS_FILE)} and "
+                   f"{os.path.join(output_dir, RUN_FILE)} describe")
+  return hparams, description
 
 
 def _read_run_file(output_dir, name):
   path = os.path.join(output_dir, name)
+  if tf.io.gfile.isdir(path):
+    raise DamagedFile(path, "is a directory, not a file", RESTORE)
   if not tf.io.gfile.exists(path):
     raise UserError(f"{output_dir} is not a run directory (no {name}); pass the "
                     f"--output_dir that t2t-trainer wrote")
-  with tf.io.gfile.GFile(path) as f:
-    return f.read()
+  with tf.io.gfile.GFile(path, "rb") as f:
+    data = f.read()
+  try:
+    return data.decode("utf-8")
+  except UnicodeDecodeError as error:
+    raise DamagedFile(path, f"is not UTF-8 text (byte {error.start})", RESTORE) from None
+
+
+# Bytes of memory a model's weights take at least twice while a checkpoint is restored
+# into them (the variables and the tensors read), float32 each.
+BYTES_PER_WEIGHT_RESTORED = 2 * 4
+
+
+def weight_count(hparams, input_vocab_size, target_vocab_size):
+  """The number of weights of the Transformer `hparams` describes, from its shapes alone
+  (embeddings, attention and feed-forward matrices, learned positions): within a few
+  percent of the built model's count (biases and layer norms are left out)."""
+  d, layers = hparams.hidden_size, hparams.num_hidden_layers
+  attention = d * hparams.key_channels * 2 + d * hparams.value_channels * 2  # Q, K, V, O.
+  feed_forward = 2 * d * hparams.filter_size
+  tables = target_vocab_size * d
+  if not hparams.shared_embedding:
+    tables += input_vocab_size * d
+  if not hparams.shared_embedding_and_softmax_weights:
+    tables += target_vocab_size * d
+  positions = 2 * hparams.max_length * d if hparams.pos == "emb" else 0
+  return tables + positions + layers * (3 * attention + 2 * feed_forward)
+
+
+def physical_memory():
+  """Bytes of memory of this machine, or None where the system does not say."""
+  try:
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+  except (AttributeError, ValueError, OSError):
+    return None
+
+
+def check_model_fits(hparams, input_vocab_size, target_vocab_size, source):
+  """UserError, before any weight is allocated, when the model `source` describes (e.g.
+  "RUN/hparams.json and RUN/run.json describe") needs more memory than the machine has."""
+  memory = physical_memory()
+  weights = weight_count(hparams, input_vocab_size, target_vocab_size)
+  if memory is None or weights * BYTES_PER_WEIGHT_RESTORED <= memory:
+    return
+  raise UserError(
+      f"{source} a model of {weights:.3g} weights ({weights * 4 / 2 ** 30:,.0f} GiB in float32; "
+      f"restoring one needs twice that), more than this machine's {memory / 2 ** 30:,.0f} GiB "
+      f"of memory (hidden_size={hparams.hidden_size}, filter_size={hparams.filter_size}, "
+      f"num_hidden_layers={hparams.num_hidden_layers}, vocabulary sizes {input_vocab_size} "
+      f"and {target_vocab_size}); check those values, or use a machine with more memory")
 
 
 # Fields that shape the weights: a checkpoint cannot be resumed with other values.

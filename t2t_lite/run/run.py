@@ -50,15 +50,18 @@ class Run:
         os.path.join(directory, name) for name in description.vocab_files)
     self._vocabularies = None
     self._translators = {}
+    self._described = False  # Whether `write_description` ran.
 
   @classmethod
   def create(cls, directory, problem, hparams, data_dir, *, model="transformer", flags=None,
-             strategy=None):
+             strategy=None, write=True):
     """A run of `problem` (its data generated in data_dir) with `hparams`, new or resumed.
 
-    The chief of `strategy` writes hparams.json, run.json and the vocabulary
-    copies (`description.describe`, which also checks that a resumed run keeps its
-    architecture and problem). flags: what run.json records of the command line.
+    The chief of `strategy` checks that a resumed run keeps its architecture, problem and
+    vocabulary (`description.check_description`), then writes hparams.json, run.json and
+    the vocabulary copies. flags: what run.json records of the command line.
+    write: False leaves the writing to `write_description` (or `described_on_first_save`),
+      so that a run refused later changes no file.
     """
     strategy = strategy or tf.distribute.get_strategy()
     input_vocab_size, target_vocab_size = problem.vocab_sizes(data_dir)
@@ -68,15 +71,38 @@ class Run:
         target_vocab_size=target_vocab_size,
         vocab_files=tuple(os.path.basename(path) for path in vocab_paths), flags=flags or {})
     if is_chief(strategy):
-      run_files.describe(directory, hparams, description, vocab_paths)
-    return cls(directory, hparams, description, strategy, problem, vocab_paths)
+      run_files.check_description(directory, hparams, description, vocab_paths)
+    run = cls(directory, hparams, description, strategy, problem, vocab_paths)
+    if write:
+      run.write_description()
+    return run
+
+  def write_description(self):
+    """The chief writes hparams.json, run.json and the vocabulary copies of a `create`d run
+    (those that changed); once only."""
+    if is_chief(self.strategy) and not self._described:
+      run_files.write_description(self.directory, self.hparams, self.description,
+                                  self._vocab_paths)
+    self._described = True
+
+  def described_on_first_save(self, checkpoints):
+    """`checkpoints` (training's `Checkpoints`), its first `save` preceded by
+    `write_description`: a start or resume that stops before saving (refused, or with
+    nothing to do) leaves the run directory's files as they were."""
+    save = checkpoints.save
+
+    def save_described(step):
+      self.write_description()
+      return save(step)
+    checkpoints.save = save_described
+    return checkpoints
 
   @classmethod
   def read(cls, directory, strategy=None):
-    """What a run directory says about itself, without a model; UserError when it is not
-    a run directory."""
-    description = run_files.read_description(directory)
-    return cls(directory, run_files.read_hparams(directory), description, strategy)
+    """What a run directory says about itself, without a model; UserError naming the file
+    and the field when one is damaged, or when it is not a run directory."""
+    hparams, description = run_files.read_run(directory)
+    return cls(directory, hparams, description, strategy)
 
   @classmethod
   def open(cls, directory, checkpoint=None, problem=None, strategy=None):

@@ -78,7 +78,7 @@ def _train(problem, hparams, config, data_dir):
                hparams.batch_size * replicas * config.gradient_accumulation_steps)
 
   run = Run.create(config.output_dir, problem, hparams, data_dir, model=config.model,
-                   flags=config.flags, strategy=strategy)
+                   flags=config.flags, strategy=strategy, write=False)
   model = run.build_model()
   with strategy.scope():
     optimizer = build_optimizer(hparams)
@@ -93,9 +93,10 @@ def _train(problem, hparams, config, data_dir):
           "train", data_dir, hparams, training=True, deterministic=config.random_seed is not None,
           seed=config.random_seed, num_shards=context.num_input_pipelines,
           shard_index=context.input_pipeline_id, pad_to_bucket_boundary=jit_compile)))
-  checkpoints = Checkpoints(strategy, config.output_dir, config.keep_checkpoint_max,
-                            config.save_checkpoints_steps, config.save_checkpoints_secs,
-                            model=model, optimizer=optimizer, train_iterator=train_iterator)
+  checkpoints = run.described_on_first_save(Checkpoints(
+      strategy, config.output_dir, config.keep_checkpoint_max, config.save_checkpoints_steps,
+      config.save_checkpoints_secs, model=model, optimizer=optimizer,
+      train_iterator=train_iterator))
   resumed = checkpoints.restore_latest()
   if resumed is None and config.warm_start_from:
     warm_start(run, config.warm_start_from)

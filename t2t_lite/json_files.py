@@ -1,0 +1,99 @@
+"""Reading the project's own JSON files (a run's hparams.json and run.json, a data
+directory's split markers): a damaged one is a one-line error naming the file, the field,
+what is wrong with it and what to do, never a JSONDecodeError or a TypeError later on.
+
+    values = read_object(path, remedy="run t2t-datagen again")
+    check_field(values, "examples", int, path, remedy)
+"""
+
+import json
+import math
+import os
+
+from t2t_lite.errors import UserError
+
+
+class DamagedFile(UserError):
+  """A file the project wrote that no longer reads as what it should hold.
+
+  path: the file; the message names it, what is wrong and what to do.
+  """
+
+  def __init__(self, path, problem, remedy):
+    self.path = path
+    super().__init__(f"{path}: {problem}; {remedy}")
+
+
+def read_text(path, remedy):
+  """The UTF-8 text of `path`; DamagedFile when it is a directory or not UTF-8."""
+  if os.path.isdir(path):
+    raise DamagedFile(path, "is a directory, not a file", remedy)
+  try:
+    with open(path, "rb") as f:
+      return f.read().decode("utf-8")
+  except UnicodeDecodeError as error:
+    raise DamagedFile(path, f"is not UTF-8 text (byte {error.start})", remedy) from None
+
+
+def parse_object(text, path, remedy):
+  """JSON text of `path` -> its dict; DamagedFile when the text is empty, not JSON, or
+  JSON of something other than an object of fields."""
+  if not text.strip():
+    raise DamagedFile(path, "is empty", remedy)
+  try:
+    values = json.loads(text)
+  except ValueError as error:
+    raise DamagedFile(path, f"is not valid JSON ({error})", remedy) from None
+  if not isinstance(values, dict):
+    raise DamagedFile(path, f"holds a JSON {json_type_name(values)}, not an object of fields",
+                      remedy)
+  return values
+
+
+def read_object(path, remedy):
+  """`parse_object` of the file at `path`."""
+  return parse_object(read_text(path, remedy), path, remedy)
+
+
+def json_type_name(value):
+  """The JSON name of a parsed value's type: "list", "string", "number"..."""
+  if value is None:
+    return "null"
+  if isinstance(value, bool):
+    return "boolean"
+  if isinstance(value, (int, float)):
+    return "number"
+  return {str: "string", list: "list", dict: "object"}.get(type(value), type(value).__name__)
+
+
+def has_type(value, kind):
+  """Whether a parsed JSON value is of the Python type `kind` (int excludes booleans; a
+  float is any finite number; tuple means a list)."""
+  if kind is bool:
+    return isinstance(value, bool)
+  if kind is int:
+    return isinstance(value, int) and not isinstance(value, bool)
+  if kind is float:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+  if kind is tuple:
+    return isinstance(value, list)
+  return isinstance(value, kind)
+
+
+TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a finite number",
+              str: "a string", tuple: "a list", list: "a list", dict: "an object"}
+
+
+def check_field(values, name, kind, path, remedy, required=True):
+  """The field `name` of `values` (parsed from `path`), of type `kind`; DamagedFile when it
+  is missing (and `required`) or of another type. Returns None when absent and optional."""
+  if name not in values:
+    if required:
+      raise DamagedFile(path, f"field '{name}' is missing", remedy)
+    return None
+  value = values[name]
+  if not has_type(value, kind):
+    raise DamagedFile(path, f"field '{name}' is {json.dumps(value)[:60]}, not "
+                      f"{TYPE_WORDS.get(kind, kind.__name__)}", remedy)
+  return value
