@@ -6,6 +6,9 @@
           accumulate   one device, 2 accumulated halves
           mirrored     2 logical CPUs under MirroredStrategy, a half each
           mirrored_xla the same with the per-replica step compiled by XLA
+    python distribution_check.py local_gpu OUT_DIR
+        the same on a GPU: the first GPU split into 2 logical GPUs, TF32 off
+        (bench/gpu/two_replicas.py runs it there)
     python distribution_check.py worker OUT_DIR INDEX PORT0 PORT1
         writes OUT_DIR/worker<INDEX>.npz: 2 processes on 127.0.0.1 under
         MultiWorkerMirroredStrategy, a half each
@@ -32,9 +35,16 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-if MODE == "local":
-  cpu = tf.config.list_physical_devices("CPU")[0]
-  tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+DEVICE = "GPU" if MODE == "local_gpu" else "CPU"
+if MODE in ("local", "local_gpu"):
+  physical = tf.config.list_physical_devices(DEVICE)[0]
+  # Logical GPUs need a memory limit each; this model needs a few MB.
+  limit = 2048 if DEVICE == "GPU" else None
+  tf.config.set_logical_device_configuration(
+      physical, [tf.config.LogicalDeviceConfiguration(memory_limit=limit)] * 2)
+  # TF32 rounds float32 matmul inputs to 10-bit mantissas: far above the float32 round-off
+  # the comparison allows.
+  tf.config.experimental.enable_tensor_float_32_execution(False)
 
 from model_fixtures import SMALL, random_batch, small_model  # noqa: E402
 from t2t_lite.training.step import TrainStep  # noqa: E402
@@ -108,7 +118,7 @@ def main():
   default = tf.distribute.get_strategy()
   train_and_save("single", default, [WHOLE])
   train_and_save("accumulate", default, halves, accumulation=2)
-  mirrored = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+  mirrored = tf.distribute.MirroredStrategy([f"/{DEVICE.lower()}:{i}" for i in (0, 1)])
   train_and_save("mirrored", mirrored, halves)
   train_and_save("mirrored_xla", mirrored, halves, jit_compile=True)
 

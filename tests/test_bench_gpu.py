@@ -1,9 +1,11 @@
 """`python -m bench.gpu` (the GPU benchmark) works on a machine without TensorFlow.
 
 A GPU run cannot happen here: `--smoke` runs the whole program on the CPU with
-a tiny model, in a process where TensorFlow cannot be imported, and the tests
-check its results and the document section it writes. Without a GPU and without
-`--smoke` the program refuses, writing nothing.
+a tiny model, in a process where TensorFlow cannot be imported (its TensorFlow
+rows run in processes of their own, on Keras's TensorFlow backend), and the
+tests check its results and the document section it writes. Without a GPU and
+without `--smoke` the program refuses, writing nothing. The two-replica check
+(bench/gpu/two_replicas.py) runs here on two logical CPUs.
 """
 
 import importlib.util
@@ -79,11 +81,34 @@ def test_matmuls_go_to_cublas_unless_xla_flags_already_choose(monkeypatch):
   assert os.environ["XLA_FLAGS"] == gpu.CUBLAS_MATMULS_FLAG
 
 
+def test_tensorflow_rows_follow_the_jax_rows_and_run_in_their_own_process(monkeypatch, tmp_path):
+  from bench.gpu import __main__ as command, rows, settings
+  plan = settings.smoke()
+  without = [job["kind"] for job in command.jobs(plan, ["training", "decoding"], None)]
+  assert not set(without) & set(rows.TENSORFLOW_KINDS)
+  planned = command.jobs(plan, ["training", "decoding"], "/opt/bundle")
+  kinds = [job["kind"] for job in planned]
+  for ours in ("train_t2t_lite", "decode_t2t_lite"):
+    assert kinds[kinds.index(ours) + 1] == ours + "_tf"
+  job = next(job for job in planned if job["kind"] == "train_t2t_lite_tf")
+  assert job["tf_target"] == "/opt/bundle"
+
+  started = {}
+
+  def fake_run(argv, env, **unused):
+    started.update(argv=argv, env=env)
+    return type("Done", (), {"returncode": 1, "stderr": "stopped here"})()
+  monkeypatch.setattr(rows.subprocess, "run", fake_run)
+  monkeypatch.setenv("KERAS_BACKEND", "jax")
+  result = rows.run_isolated(job, str(tmp_path / "job0"))
+  assert result == {"error": "exit status 1: stopped here"}
+  assert started["env"]["KERAS_BACKEND"] == "tensorflow"
+  assert started["env"]["PYTHONPATH"].split(":")[0] == "/opt/bundle/site"
+
+
 @pytest.mark.slow
 def test_smoke_run_without_tensorflow_writes_the_gpu_section(tmp_path):
-  if importlib.util.find_spec("torch") is None:
-    pytest.skip("torch is not installed (pip install -e '.[bench]'): the smoke run compares "
-                "t2t_lite with its PyTorch peers")
+  have_torch = importlib.util.find_spec("torch") is not None
   path, results = tmp_path / "benchmarks.md", tmp_path / "results.json"
   path.write_text(DOCUMENT, encoding="utf-8")
   result = run_bench("--smoke", f"--output={path}", f"--json={results}")
@@ -93,26 +118,45 @@ def test_smoke_run_without_tensorflow_writes_the_gpu_section(tmp_path):
   before, after = DOCUMENT.split("old numbers\n")
   assert text.startswith(before + "**Smoke run**") and text.endswith(after)
   assert "### Training step on the accelerator" in text and "### Decoding on" in text
+  assert "TrainStep on TensorFlow" in text
 
   saved = json.loads(results.read_text(encoding="utf-8"))
   rows = {(job["kind"], job.get("compile")): outcome for job, outcome in saved["rows"]}
-  assert sorted(rows) == sorted([("machine", None), ("train_t2t_lite", None),
-                                 ("train_torch", False), ("train_torch", True),
-                                 ("decode_t2t_lite", None), ("decode_torch", None)])
+  expected = [("machine", None), ("train_t2t_lite", None), ("train_t2t_lite_tf", None),
+              ("decode_t2t_lite", None), ("decode_t2t_lite_tf", None)]
+  if have_torch:
+    expected += [("train_torch", False), ("train_torch", True), ("decode_torch", None)]
+  assert sorted(rows) == sorted(expected)
   assert not [outcome["error"] for outcome in rows.values() if "error" in outcome]
-  for kind in ("train_t2t_lite", "train_torch"):
-    assert rows[(kind, None if kind == "train_t2t_lite" else False)]["seconds"] > 0
-    assert np.isfinite(rows[(kind, None if kind == "train_t2t_lite" else False)]["loss"])
+  for key in expected:
+    if key[0].startswith("train") and key[1] is not True:
+      assert rows[key]["seconds"] > 0
+      assert np.isfinite(rows[key]["loss"])
+  assert rows[("train_t2t_lite_tf", None)]["precision"] == "float32, XLA"
   plan = saved["plan"]
   length = plan["input_length"] + plan["extra_length"]
-  ours = {case["beam"]: case for case in rows[("decode_t2t_lite", None)]["cases"]}
-  torch = {case["beam"]: case for case in rows[("decode_torch", None)]["cases"]}
-  assert sorted(ours) == sorted(torch) == [1, 4]
-  for beam, case in ours.items():
-    assert case["tokens"] == case["batch"] * length  # EOS only at each sentence's limit.
-    assert torch[beam]["tokens"] == case["tokens"]
-  # The same weights in float32: greedy decoding gives the same ids.
-  np.testing.assert_array_equal(torch[1]["ids"], ours[1]["ids"])
+  decoders = [kind for kind, _ in expected if kind.startswith("decode")]
+  cases = {kind: {case["beam"]: case for case in rows[(kind, None)]["cases"]}
+           for kind in decoders}
+  for kind in decoders:
+    assert sorted(cases[kind]) == [1, 4]
+    for case in cases[kind].values():
+      assert case["tokens"] == case["batch"] * length  # EOS only at each sentence's limit.
+  if have_torch:
+    # The same weights in float32: greedy decoding gives the same ids.
+    np.testing.assert_array_equal(cases["decode_torch"][1]["ids"],
+                                  cases["decode_t2t_lite"][1]["ids"])
+
+
+@pytest.mark.slow
+def test_two_replicas_give_one_devices_update_on_logical_cpus():
+  result = run([sys.executable, "-m", "bench.gpu.two_replicas", "--cpu"], cwd=ROOT,
+               timeout=600, env=environment())
+  assert result.returncode == 0, result.stderr[-3000:]
+  lines = result.stdout.strip().splitlines()[-3:]
+  assert lines == ["mirrored (2 logical CPUs): same update as one device",
+                   "mirrored_xla (2 logical CPUs): same update as one device",
+                   "accumulate (one device): same update as one device"]
 
 
 @pytest.mark.slow

@@ -1,10 +1,11 @@
-"""t2t_lite's own Transformer on a GPU under Keras's JAX backend, against PyTorch on the same GPU.
+"""t2t_lite's own Transformer on a GPU under Keras's JAX (and TensorFlow) backend, against PyTorch.
 
     KERAS_BACKEND=jax python -m bench.gpu            # on a GPU machine: every table
     python -m bench.gpu --smoke --output=/tmp/b.md   # any CPU, a tiny model, in seconds
 
-Needs JAX, Keras, NumPy and (for its peers) PyTorch; never TensorFlow. Run it
-from the repository's root: t2t_lite need not be installed.
+Needs JAX, Keras, NumPy and (for its peers) PyTorch; TensorFlow only in the
+processes of its own rows (an offline bundle's, --tf_target). Run it from the
+repository's root: t2t_lite need not be installed.
 
   __main__.py      the command: plans the rows, runs them, prints and writes the tables
   settings.py      shapes: the paper's base and big sets, token batches, decoding, smoke
@@ -13,6 +14,10 @@ from the repository's root: t2t_lite need not be installed.
   matmul.py        a bfloat16 matmul's FLOP/s through JAX, the measured peak
   jax_training.py  t2t_lite's training step as one `jax.jit` stateless function
   jax_decoding.py  t2t_lite's `decode_ids` under `jax.jit`, weights as arguments
+  model.py         the model, built on any backend; tokens a decoding emitted
+  tf_rows.py       the TensorFlow rows: the trainer's TrainStep (XLA), decode_ids (XLA)
+  two_replicas.py  MirroredStrategy on 2 logical GPUs gives one device's update?
+  run_tf_on_device.sh  a GPU session's stages: the bundle unpacked, checks, benchmark, Multi30k
   timing.py        steps timed between device synchronisations, medians
   tables.py        the tables: ms/step, tokens/s, MFU, memory; decoding speed
   document.py      the GPU section of docs/benchmarks.md, between its markers

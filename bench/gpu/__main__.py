@@ -1,14 +1,19 @@
-"""Times t2t_lite's Transformer on a GPU (Keras's JAX backend) against PyTorch; writes the tables.
+"""Times t2t_lite's Transformer on a GPU (Keras's JAX and TensorFlow backends) against PyTorch.
 
     KERAS_BACKEND=jax python -m bench.gpu [--only=training,decoding] [--models=base,big]
         [--tokens=8192,32768] [--decode_models=base,big] [--output=docs/benchmarks.md]
-        [--json=results.json] [--in_process]
+        [--json=results.json] [--in_process] [--tf_target=DIR | --no_tf] [--no_torch]
     python -m bench.gpu --from_json=a.json,b.json    # the section from saved runs' results
     python -m bench.gpu --smoke [--output=PATH]      # a tiny model on any CPU, in seconds
 
 Each row (a measurement) runs in a fresh process unless --in_process (or
---smoke): its own device memory and peak. The GPU section of --output is
-replaced between its markers (document.py); --smoke writes only where told.
+--smoke): its own device memory and peak. The TensorFlow rows (t2t_lite's
+TrainStep with XLA, decoding under tf.function(jit_compile=True)) always run in
+fresh processes with KERAS_BACKEND=tensorflow, taking TensorFlow from
+--tf_target (an offline bundle unpacked there: t2t_lite/offline_bundle.py) or
+from this Python; without either they are left out, as with --no_tf. The GPU
+section of --output is replaced between its markers (document.py); --smoke
+writes only where told.
 Where one command may run only so long, measure in parts and write once:
 
     python -m bench.gpu --only=training --models=base --output=- --json=base.json
@@ -18,6 +23,7 @@ Where one command may run only so long, measure in parts and write once:
 """
 
 import argparse
+import importlib.machinery
 import json
 import os
 import sys
@@ -29,21 +35,44 @@ from bench.gpu import document, machine, rows, settings, tables, use_jax_backend
 from t2t_lite.atomic_files import write_text_atomic
 
 
-def jobs(plan, parts):
-  """[job] of the plan: the machine first, then training and decoding rows in table order."""
+def tensorflow_target(args):
+  """-> the TensorFlow rows' "tf_target": the bundle's install folder, "" (this Python's
+  TensorFlow), or None: no TensorFlow rows (--no_tf, or no TensorFlow to be found)."""
+  if args.no_tf:
+    return None
+  if args.tf_target:
+    site = os.path.join(os.path.abspath(args.tf_target), "site")
+    if importlib.machinery.PathFinder.find_spec("tensorflow", [site]) is None:
+      raise SystemExit(f"bench.gpu: no TensorFlow in {site}: unpack the offline bundle there "
+                       f"(t2t_lite/offline_bundle.py unpack --target={args.tf_target})")
+    return os.path.abspath(args.tf_target)
+  # The path finder, not sys.modules: this process may hold TensorFlow off on purpose.
+  found = importlib.machinery.PathFinder.find_spec("tensorflow")
+  return "" if found is not None else None
+
+
+def jobs(plan, parts, tf_target=None, torch=True):
+  """[job] of the plan: the machine first, then training and decoding rows in table order;
+  the TensorFlow rows after t2t_lite's JAX rows unless `tf_target` is None; PyTorch's
+  where installed, unless not `torch`."""
   base = {"plan": plan.to_dict()}
-  have_torch = not peers.missing("torch")
+  have_torch = torch and not peers.missing("torch")
   planned = [dict(base, kind="machine")]
   if "training" in parts:
     for model in plan.train_models:
       for tokens in plan.token_batches:
         planned.append(dict(base, kind="train_t2t_lite", model=model, tokens=tokens))
+        if tf_target is not None:
+          planned.append(dict(base, kind="train_t2t_lite_tf", model=model, tokens=tokens,
+                              tf_target=tf_target))
         if have_torch:
           planned += [dict(base, kind="train_torch", model=model, tokens=tokens, compile=False),
                       dict(base, kind="train_torch", model=model, tokens=tokens, compile=True)]
   if "decoding" in parts:
     for model in plan.decode_models:
       planned.append(dict(base, kind="decode_t2t_lite", model=model))
+      if tf_target is not None:
+        planned.append(dict(base, kind="decode_t2t_lite_tf", model=model, tf_target=tf_target))
       if have_torch:
         planned.append(dict(base, kind="decode_torch", model=model))
   return planned
@@ -51,7 +80,7 @@ def jobs(plan, parts):
 
 def run_jobs(planned, in_process, timeout, stop_without_gpu):
   """Runs each job, printing progress -> [(job, result)]; stops after the machine row when
-  `stop_without_gpu` and JAX sees no GPU."""
+  `stop_without_gpu` and JAX sees no GPU. TensorFlow rows run in fresh processes always."""
   done = []
   with tempfile.TemporaryDirectory(prefix="t2t_bench_gpu_") as scratch:
     for index, job in enumerate(planned):
@@ -59,7 +88,8 @@ def run_jobs(planned, in_process, timeout, stop_without_gpu):
                        if key in job)
       print(f"== {label}", flush=True)
       start = time.perf_counter()
-      result = (rows.run_here(job) if in_process else
+      here = in_process and job["kind"] not in rows.TENSORFLOW_KINDS
+      result = (rows.run_here(job) if here else
                 rows.run_isolated(job, os.path.join(scratch, f"job{index}"), timeout))
       print(f"   {time.perf_counter() - start:.0f} s" +
             (f"; {result['error'].splitlines()[-1]}" if "error" in result else ""), flush=True)
@@ -117,8 +147,8 @@ def measure(args, argv):
   if set(parts) - {"training", "decoding"}:
     raise SystemExit(f"bench.gpu: --only takes training, decoding; not {args.only}")
   start = time.perf_counter()
-  done = run_jobs(jobs(plan, parts), not isolated, args.row_timeout,
-                  stop_without_gpu=not args.smoke)
+  done = run_jobs(jobs(plan, parts, tensorflow_target(args), not args.no_torch),
+                  not isolated, args.row_timeout, stop_without_gpu=not args.smoke)
   return {"plan": plan.to_dict(), "rows": done, "seconds": time.perf_counter() - start,
           "command": " ".join(["KERAS_BACKEND=jax python -m bench.gpu"] + argv),
           "isolated": isolated}
@@ -136,6 +166,10 @@ def parse_args(argv):
   parser.add_argument("--repeats", type=int)
   parser.add_argument("--in_process", action="store_true",
                       help="Every row in this process (peak memory then accumulates).")
+  parser.add_argument("--tf_target", help="Where an offline bundle was unpacked: the "
+                      "TensorFlow rows take TensorFlow (and CUDA 12) from there.")
+  parser.add_argument("--no_tf", action="store_true", help="Leave the TensorFlow rows out.")
+  parser.add_argument("--no_torch", action="store_true", help="Leave PyTorch's rows out.")
   parser.add_argument("--row_timeout", type=int, default=rows.ROW_TIMEOUT_S)
   parser.add_argument("--output", help="The document whose GPU section is replaced "
                       "(default docs/benchmarks.md; with --smoke, none; '-': none).")

@@ -12,7 +12,7 @@ import keras
 import numpy as np
 
 from bench.forced_length import ForcedLength
-from t2t_lite.constants import EOS_ID
+from bench.gpu.model import emitted_tokens  # noqa: F401 (rows.py counts through here)
 from t2t_lite.decoding.model_decoding import decode_ids
 
 
@@ -36,9 +36,3 @@ def decoder(model, beam_size, alpha, extra_length):
     return np.asarray(run(values, jax.numpy.asarray(inputs, "int32")))  # Blocks.
   return decode
 
-
-def emitted_tokens(ids):
-  """ids [batch, length] -> tokens emitted per sentence up to and including EOS: [batch]."""
-  ids = np.asarray(ids)
-  is_eos = ids == EOS_ID
-  return np.where(is_eos.any(1), is_eos.argmax(1) + 1, ids.shape[1])

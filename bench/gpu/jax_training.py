@@ -12,20 +12,10 @@ are donated: each step updates them in place.
 """
 
 import jax
-import keras
 
+from bench.gpu.model import build_model  # noqa: F401 (rows.py builds models through here)
 from t2t_lite.losses import mean_over_tokens, smoothed_cross_entropy
-from t2t_lite.models.transformer import Transformer
 from t2t_lite.optimization import build_optimizer
-from t2t_lite.summary import build
-
-
-def build_model(hparams, vocab_size, seed=0):
-  """A freshly initialised `Transformer` (one shared vocabulary) with its weights created."""
-  keras.utils.set_random_seed(seed)
-  model = Transformer(hparams, vocab_size, vocab_size)
-  build(model)
-  return model
 
 
 class JaxTrainStep:

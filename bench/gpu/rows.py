@@ -9,7 +9,12 @@ A job is a JSON object: {"kind": ..., "plan": settings.Plan fields, ...}:
   decode_t2t_lite: t2t_lite's `decode_ids` (jax_decoding.py) for every
                    (beam, batch) of the plan, smallest first; "model";
   decode_torch:    the PyTorch cached decoder (peers/torch_cached_decoding.py)
-                   over the same weights, copied from t2t_lite's model.
+                   over the same weights, copied from t2t_lite's model;
+  train_t2t_lite_tf, decode_t2t_lite_tf: the same on Keras's TensorFlow backend
+                   (tf_rows.py): t2t_lite's TrainStep with XLA, decode_ids under
+                   tf.function(jit_compile=True). Always in a fresh process with
+                   KERAS_BACKEND=tensorflow; "tf_target": an offline bundle's install
+                   folder (t2t_lite/offline_bundle.py) to take TensorFlow from, or "".
 In a fresh process each training row's peak memory is its own; JAX cannot
 reset its peak, so a decoding process reports the peak so far after each case.
 """
@@ -18,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import traceback
 import warnings
 
@@ -158,9 +164,57 @@ def run_decode_torch(job, plan):
   return {"cases": results}
 
 
+def _set_up_tensorflow(plan):
+  """-> (dtype policy, device) of a TensorFlow row; only a smoke run goes on without a GPU
+  (a full-size row on a CPU would only run into its timeout)."""
+  from bench.gpu import tf_rows
+  policy, device = tf_rows.set_up_device()
+  if device != "gpu" and not plan.smoke:
+    raise RuntimeError("TensorFlow registers no GPU (TF_CPP_MIN_LOG_LEVEL=0 shows which CUDA "
+                       "library failed to open)")
+  return policy, device
+
+
+def run_train_t2t_lite_tf(job, plan):
+  from bench.gpu import tf_rows, timing
+  policy, device = _set_up_tensorflow(plan)
+  inputs, targets = training_batch(plan, job["tokens"])
+  tf_rows.reset_peak()
+  step = tf_rows.TfTrainStep(plan.hparams(job["model"]), plan.vocab_size, inputs, targets)
+  start = time.perf_counter()
+  step()  # Traces and compiles: timed apart from the steps.
+  first = time.perf_counter() - start
+  seconds, loss = timing.seconds_per_step(step, tf_rows.no_wait, plan.steps, plan.repeats,
+                                          max(plan.warmup - 1, 0))
+  return {"seconds": seconds, "loss": float(loss), "tokens": int(np.count_nonzero(targets)),
+          "sentences": int(targets.shape[0]), "peak_bytes": tf_rows.peak_bytes(),
+          "precision": f"{policy}, XLA", "device": device, "first_step_seconds": first,
+          "tensorflow": tf_rows.tf.__version__}
+
+
+def run_decode_t2t_lite_tf(job, plan):
+  from bench.gpu import model as bench_model, tf_rows, timing
+  policy, device = _set_up_tensorflow(plan)
+  model = bench_model.build_model(plan.hparams(job["model"]), plan.vocab_size)
+  results = []
+  for beam, batch in decode_cases(plan):
+    tf_rows.reset_peak()
+    decode = tf_rows.decoder(model, beam, plan.alpha, plan.extra_length)
+    inputs = decode_inputs(plan, batch)
+    seconds, ids = timing.seconds_per_call(lambda: decode(inputs), plan.repeats, warmup=1)
+    results.append({"beam": beam, "batch": batch, "seconds": seconds, "ids": ids.tolist(),
+                    "tokens": int(bench_model.emitted_tokens(ids).sum()),
+                    "peak_bytes": tf_rows.peak_bytes(), "precision": f"{policy}, XLA",
+                    "device": device, "tensorflow": tf_rows.tf.__version__})
+  return {"cases": results}
+
+
 KINDS = {"machine": run_machine, "train_t2t_lite": run_train_t2t_lite,
          "train_torch": run_train_torch, "decode_t2t_lite": run_decode_t2t_lite,
-         "decode_torch": run_decode_torch}
+         "decode_torch": run_decode_torch, "train_t2t_lite_tf": run_train_t2t_lite_tf,
+         "decode_t2t_lite_tf": run_decode_t2t_lite_tf}
+# Rows on Keras's TensorFlow backend: never in a process whose Keras runs on JAX.
+TENSORFLOW_KINDS = ("train_t2t_lite_tf", "decode_t2t_lite_tf")
 
 
 def run_here(job):
@@ -181,6 +235,12 @@ def run_isolated(job, name, timeout=ROW_TIMEOUT_S):
   env = dict(os.environ)
   if job["kind"] == "decode_torch":
     env["JAX_PLATFORMS"] = "cpu"  # JAX only builds the weights to copy: keep it off the GPU.
+  if job["kind"] in TENSORFLOW_KINDS:
+    env["KERAS_BACKEND"] = "tensorflow"
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if job.get("tf_target"):
+      from t2t_lite.offline_bundle import installed_environment
+      env = installed_environment(job["tf_target"], env)
   try:
     done = subprocess.run([sys.executable, "-m", "bench.gpu.rows", f"{name}.job.json",
                            f"{name}.result.json"], env=env, timeout=timeout,

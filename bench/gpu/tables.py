@@ -10,15 +10,19 @@ from bench.report import Table, gib, ratio
 from t2t_lite.training.cost import gpu_peak_flops, training_flops
 
 OURS = "t2t_lite, one jax.jit step (stateless_call + loss + stateless_apply)"
+OURS_TF = "t2t_lite TrainStep on TensorFlow, XLA (jit_compile)"
 TORCH_EAGER = "PyTorch nn.Transformer, eager"
 TORCH_COMPILED = "PyTorch nn.Transformer, torch.compile"
 OURS_DECODE = "t2t_lite decode_ids, jax.jit"
+OURS_DECODE_TF = "t2t_lite decode_ids on TensorFlow, tf.function(jit_compile)"
 TORCH_DECODE = "PyTorch, cached, eager loop"
 
 
 def train_label(job):
   if job["kind"] == "train_t2t_lite":
     return OURS
+  if job["kind"] == "train_t2t_lite_tf":
+    return OURS_TF
   return TORCH_COMPILED if job["compile"] else TORCH_EAGER
 
 
@@ -77,6 +81,17 @@ def training_table(plan, machine_result, rows, isolated):
                (", each row in its own process" if isolated else
                 ", all rows in one process (JAX's peak accumulates)") +
                "; '-' where the device keeps no statistics (CPU).")
+  tensorflow = [(job, result) for job, result in rows
+                if job["kind"] == "train_t2t_lite_tf" and "seconds" in result]
+  if tensorflow:
+    notes.append(f"TensorFlow {tensorflow[0][1]['tensorflow']}: t2t_lite.training.step."
+                 f"TrainStep as t2t-trainer --xla runs it (forward and backward compiled by "
+                 f"XLA; all-reduce and the Adam update outside), under the default strategy; "
+                 f"each call returns the step's statistics as Python floats, so every step "
+                 f"ends synchronised. First step (tracing, XLA compile): " + ", ".join(
+                     f"{job['model']} {job['tokens']:,} {result['first_step_seconds']:.0f} s"
+                     for job, result in tensorflow) + ". Peak memory: TensorFlow's "
+                 f"get_memory_info peak, memory growth on.")
   if plan.torch_compile_backend != "inductor":
     notes.append(f"torch.compile backend: {plan.torch_compile_backend}.")
   return Table("Training step on the accelerator",
@@ -94,8 +109,11 @@ def decoding_table(plan, rows):
         ours[(job["model"], case["beam"], case["batch"])] = case
   length = plan.input_length + plan.extra_length
   body, notes = [], []
+  labels = {"decode_t2t_lite": OURS_DECODE, "decode_t2t_lite_tf": OURS_DECODE_TF}
   for job, result in rows:
-    label = OURS_DECODE if job["kind"] == "decode_t2t_lite" else TORCH_DECODE
+    label = labels.get(job["kind"], TORCH_DECODE)
+    # TensorFlow's Keras draws other initial weights from the same seed: ids not comparable.
+    same_weights = job["kind"] != "decode_t2t_lite_tf"
     failure = _failure(result)
     if failure:
       body.append([job["model"], "-", "-", label, failure] + ["-"] * 5)
@@ -109,7 +127,8 @@ def decoding_table(plan, rows):
                    f"{case['batch'] / seconds:,.1f}", f"{case['tokens'] / seconds:,.0f}",
                    f"{seconds / length * 1e3:.2f}", _memory(case),
                    ratio(base["seconds"], seconds) if base else "-",
-                   f"{_agreement(base['ids'], case['ids']):.0%}" if base else "-"])
+                   f"{_agreement(base['ids'], case['ids']):.0%}" if base and same_weights
+                   else "-"])
   notes.append(f"Untrained models, random inputs of {plan.input_length} tokens; EOS is not "
                f"allowed before each sentence's limit (input length + {plan.extra_length}), "
                f"so every implementation emits {length} tokens per sentence. Medians of "
@@ -118,8 +137,11 @@ def decoding_table(plan, rows):
                "of cached steps (peers/torch_cached_decoding.py). 'same ids' compares the best "
                "hypotheses token by token; in bfloat16 an untrained model's near-ties round "
                "either way.")
-  notes.append("Peak memory: PyTorch's per case; JAX's is the process's peak so far (cases "
-               "run smallest first).")
+  notes.append("Peak memory: PyTorch's and TensorFlow's per case; JAX's is the process's peak "
+               "so far (cases run smallest first).")
+  if any(job["kind"] == "decode_t2t_lite_tf" for job, _ in rows):
+    notes.append("TensorFlow decodes weights of its own (Keras on TensorFlow draws other "
+                 "initial values from the same seed): its ids are not compared ('-').")
   return Table("Decoding on the accelerator",
                ["model", "search", "batch", "implementation", "sentences/s", "tokens/s",
                 "ms per decoding step", "peak memory (GiB)", "this time / t2t_lite time",

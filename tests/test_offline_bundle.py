@@ -1,0 +1,169 @@
+"""t2t_lite/offline_bundle.py: parts of a given size, joined and checked; wheels trimmed.
+
+Tiny fake wheels stand in for TensorFlow's: packing downloads nothing here, and the
+install step (`pip install --no-index`) runs once, on a pure-Python fake (slow tier).
+"""
+
+import importlib.util
+import json
+import os
+import sys
+import zipfile
+
+import pytest
+
+from commands import run
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(ROOT, "t2t_lite", "offline_bundle.py")
+
+
+def load_bundle_module():
+  """The program by its path, as a target machine runs it (standard library only)."""
+  spec = importlib.util.spec_from_file_location("offline_bundle_under_test", SCRIPT)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+bundle = load_bundle_module()
+
+
+def fake_wheel(folder, distribution, version, files, requires=()):
+  """A wheel of `files` ({member: bytes}) with METADATA, WHEEL and RECORD -> its path."""
+  name = distribution.replace("-", "_")
+  info = f"{name}-{version}.dist-info"
+  members = dict(files)
+  members[f"{info}/METADATA"] = (f"Metadata-Version: 2.1\nName: {distribution}\n"
+                                 f"Version: {version}\n" +
+                                 "".join(f"Requires-Dist: {r}\n" for r in requires)).encode()
+  members[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+  record = "".join(f"{member},,\n" for member in members) + f"{info}/RECORD,,\n"
+  members[f"{info}/RECORD"] = record.encode()
+  path = os.path.join(folder, f"{name}-{version}-py3-none-any.whl")
+  with zipfile.ZipFile(path, "w") as wheel:
+    for member, data in members.items():
+      wheel.writestr(member, data)
+  return path
+
+
+@pytest.fixture
+def wheels(tmp_path):
+  folder = tmp_path / "wheels"
+  folder.mkdir()
+  return {
+      "pure": fake_wheel(str(folder), "tiny-pure", "1.0",
+                         {"tiny_pure/__init__.py": b"VALUE = 42\n"}),
+      "cudnn": fake_wheel(str(folder), "nvidia-cudnn-cu12", "9.0",
+                          {"nvidia/cudnn/lib/libcudnn.so.9": os.urandom(3000),
+                           "nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9":
+                               os.urandom(5000)}),
+      "nccl": fake_wheel(str(folder), "nvidia-nccl-cu12", "2.0",
+                         {"nvidia/nccl/lib/libnccl.so.2": os.urandom(4000)}),
+  }
+
+
+def test_parts_join_back_into_the_same_files(tmp_path, wheels):
+  files = {f"wheels/{os.path.basename(path)}": path for path in wheels.values()}
+  manifest = bundle.write_bundle(files, str(tmp_path / "out"), 4096, {"python_version": "3.11"})
+  total = sum(os.path.getsize(path) for path in wheels.values())
+  # A tar stream of the files (plus headers), cut into 4 KiB parts; only the last is short.
+  assert len(manifest["parts"]) >= total // 4096
+  assert all(part["bytes"] == 4096 for part in manifest["parts"][:-1])
+  assert sorted(os.listdir(tmp_path / "out")) == sorted(
+      [part["name"] for part in manifest["parts"]] + ["manifest.json"])
+  assert json.loads((tmp_path / "out" / "manifest.json").read_text()) == manifest
+
+  bundle.extract_bundle(str(tmp_path / "out"), str(tmp_path / "joined"))
+  for name, path in files.items():
+    assert (tmp_path / "joined" / name).read_bytes() == open(path, "rb").read()
+
+
+def test_a_missing_or_corrupt_part_is_named(tmp_path, wheels):
+  files = {f"wheels/{os.path.basename(path)}": path for path in wheels.values()}
+  out = tmp_path / "out"
+  manifest = bundle.write_bundle(files, str(out), 4096, {"python_version": "3.11"})
+  second = out / manifest["parts"][1]["name"]
+  data = second.read_bytes()
+  second.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+  with pytest.raises(bundle.BundleError, match=r"part bundle\.part001 .* is corrupt"):
+    bundle.extract_bundle(str(out), str(tmp_path / "joined"))
+  second.unlink()
+  with pytest.raises(bundle.BundleError, match=r"part bundle\.part001 of \d+ is missing"):
+    bundle.extract_bundle(str(out), str(tmp_path / "joined"))
+  (out / "manifest.json").unlink()
+  with pytest.raises(bundle.BundleError, match="manifest.json is missing"):
+    bundle.extract_bundle(str(out), str(tmp_path / "joined"))
+
+
+def test_dropped_pieces_leave_whole_wheels_and_members_out(tmp_path, wheels):
+  work = tmp_path / "work"
+  work.mkdir()
+  kept, left_out = bundle.apply_drops(list(wheels.values()), str(work), keep=[])
+  assert {bundle.distribution_of(path) for path in kept} == {"tiny-pure", "nvidia-cudnn-cu12"}
+  assert {item["name"] for item in left_out} == {"nccl", "cudnn_engines_precompiled"}
+  precompiled = next(item for item in left_out if item["name"] == "cudnn_engines_precompiled")
+  assert precompiled["unpacked_bytes"] == 5000 and precompiled["why"]
+  cudnn = next(path for path in kept if "cudnn" in path)
+  with zipfile.ZipFile(cudnn) as wheel:
+    names = wheel.namelist()
+    record = wheel.read(next(name for name in names if name.endswith("RECORD"))).decode()
+  assert "nvidia/cudnn/lib/libcudnn.so.9" in names
+  assert not [name for name in names if "precompiled" in name]
+  assert "precompiled" not in record and "libcudnn.so.9" in record
+
+  kept, left_out = bundle.apply_drops(list(wheels.values()), str(work), keep=["nccl"])
+  assert "nvidia-nccl-cu12" in {bundle.distribution_of(path) for path in kept}
+  assert [item["name"] for item in left_out] == ["cudnn_engines_precompiled"]
+
+
+def test_the_environment_names_the_site_and_cuda_compiler(tmp_path):
+  site = tmp_path / "site"
+  assert bundle.environment_lines(str(site))[0].startswith(f'export PYTHONPATH="{site}')
+  (site / "nvidia" / "cuda_nvcc").mkdir(parents=True)
+  lines = "\n".join(bundle.environment_lines(str(site)))
+  assert f"{site}/nvidia/cuda_nvcc/bin" in lines
+  assert f"--xla_gpu_cuda_data_dir={site}/nvidia/cuda_nvcc" in lines
+  env = bundle.installed_environment(str(tmp_path), {"PATH": "/usr/bin", "XLA_FLAGS": "--a"})
+  assert env["PYTHONPATH"] == str(site)
+  assert env["PATH"] == f"{site}/nvidia/cuda_nvcc/bin:{site}/bin:/usr/bin"
+  assert env["XLA_FLAGS"] == f"--xla_gpu_cuda_data_dir={site}/nvidia/cuda_nvcc --a"
+
+
+@pytest.mark.slow
+def test_unpack_installs_without_network_and_the_package_imports(tmp_path, wheels):
+  version = "{}.{}".format(*sys.version_info[:2])
+  files = {f"wheels/{os.path.basename(wheels['pure'])}": wheels["pure"]}
+  bundle.write_bundle(files, str(tmp_path / "out"), 1024, {"python_version": version})
+  target = tmp_path / "installed"
+  done = run([sys.executable, SCRIPT, "unpack", f"--bundle={tmp_path / 'out'}",
+              f"--target={target}"])
+  assert done.returncode == 0, done.stderr
+  assert "env.sh" in done.stdout
+  imported = run(["bash", "-c", f"source {target}/env.sh && {sys.executable} -S -c "
+                  f"'import sys, tiny_pure; print(tiny_pure.VALUE)'"])
+  assert imported.stdout.strip() == "42", imported.stderr
+
+  (tmp_path / "out" / "bundle.part000").write_bytes(b"not the part")
+  done = run([sys.executable, SCRIPT, "unpack", f"--bundle={tmp_path / 'out'}",
+              f"--target={tmp_path / 'again'}"])
+  assert done.returncode == 2
+  assert done.stderr.strip().splitlines() == [
+      f"t2t-offline-bundle: error: part bundle.part000 in {tmp_path / 'out'} is corrupt "
+      f"(12 bytes, sha256 differs from the manifest's): copy it again"]
+
+
+@pytest.mark.slow
+def test_a_left_out_dependency_is_found_when_packing(tmp_path, wheels):
+  # As cuBLAS's wheel requires NVRTC's: leaving NCCL out must not break what needs it.
+  needy = fake_wheel(str(tmp_path), "needs-nccl", "1.0", {"needs_nccl.py": b""},
+                     requires=["nvidia-nccl-cu12"])
+  version = "{}.{}".format(*sys.version_info[:2])
+  work = tmp_path / "work"
+  work.mkdir()
+  kept, _ = bundle.apply_drops([needy] + list(wheels.values()), str(work), keep=["nccl"])
+  bundle.check_installable(kept, str(work), version, bundle.PLATFORMS)
+  kept, _ = bundle.apply_drops([needy] + list(wheels.values()), str(tmp_path), keep=[])
+  with pytest.raises(bundle.BundleError, match="No matching distribution found for "
+                     "nvidia-nccl-cu12"):
+    bundle.check_installable(kept, str(tmp_path / "again"), version, bundle.PLATFORMS)
