@@ -205,7 +205,6 @@ class _Loop:
       raise UserError("--train_minutes is not supported across several workers; stop the run "
                       "with --train_steps")
 
-
   def step(self):
     return int(self.optimizer.iterations.numpy())
 
