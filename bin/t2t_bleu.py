@@ -61,12 +61,13 @@ def main(argv):
 
 def _score_directory():
   from t2t_lite.metrics.bleu_dir import BleuEvents, score_translations_dir
-  events = BleuEvents(FLAGS.event_dir, FLAGS.bleu_variant) if FLAGS.event_dir else None
+  events = None  # Made once the directory's files passed their checks.
   for step, path, report in score_translations_dir(FLAGS.translations_dir, FLAGS.reference,
                                                    FLAGS.language):
     print(f"{path} (step {step})")
     print("\n".join(report.lines(FLAGS.bleu_variant)), flush=True)
-    if events:
+    if FLAGS.event_dir:
+      events = events or BleuEvents(FLAGS.event_dir, FLAGS.bleu_variant)
       events.write(step, report)
   return 0
 

@@ -76,6 +76,8 @@ class Exported(tf.Module):
   def _translate(self, sentences):
     """[batch] strings (or one) -> translations [batch], scores [batch], n_best [batch, n]."""
     sentences = tf.reshape(sentences, [-1])                         # [batch]
+    with tf.control_dependencies([assert_utf8(sentences)]):        # As t2t-decoder refuses.
+      sentences = tf.identity(sentences)
     tokens = self.input_vocab.encode(sentences)                     # [batch, (length)]
     limit = self.max_input_length
     too_long = tokens.row_lengths() > limit                         # [batch]
@@ -97,6 +99,20 @@ class Exported(tf.Module):
     texts = tf.where(blank, "", texts)
     return {"translations": texts[:, 0], "scores": scores[:, 0], "n_best": texts,
             "n_best_scores": scores}
+
+
+def assert_utf8(sentences):
+  """sentences [batch] tf.string -> an op that fails (InvalidArgumentError naming the first
+  such sentence's index) when one is not valid UTF-8: decoding it with invalid bytes dropped
+  and encoding it again gives fewer bytes exactly then."""
+  codepoints = tf.strings.unicode_decode(sentences, "UTF-8", errors="ignore")  # [batch, (n)]
+  valid = tf.equal(tf.strings.length(tf.strings.unicode_encode(codepoints, "UTF-8")),
+                   tf.strings.length(sentences))                     # [batch]
+  invalid = tf.reshape(tf.where(tf.logical_not(valid)), [-1])[:1]    # [0 or 1]
+  return tf.debugging.Assert(
+      tf.reduce_all(valid),
+      ["sentence", invalid, "(counting from 0) is not valid UTF-8 text; send UTF-8, as "
+       "t2t-decoder requires"])
 
 
 MARKER = "t2t_lite_export.json"  # Marks a directory t2t-exporter wrote (and may replace).

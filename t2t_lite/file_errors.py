@@ -7,6 +7,7 @@ bug still shows its traceback.
 
 import errno
 import functools
+import os
 import re
 import sys
 
@@ -53,6 +54,23 @@ def file_error_message(error):
       return None
     return f"{text.replace('; ', ': ', 1)}; {hint}"
   return None
+
+
+def require_file(path, what=""):
+  """UserError unless `path` is a file: "PATH: is a directory, not a file; ..." for a
+  directory, "PATH: no such file; check the path" otherwise. what: words before the path
+  ("translation file")."""
+  if os.path.isfile(path):
+    return
+  named = f"{what} {path}" if what else path
+  if os.path.isdir(path):
+    raise UserError(f"{named}: is a directory, not a file; pass a file")
+  if os.path.islink(path) and not os.path.exists(path):
+    raise UserError(f"{named}: is a symbolic link to {os.readlink(path)}, which does not "
+                    f"exist; check the link")
+  if os.path.exists(path):
+    raise UserError(f"{named}: is not a regular file; pass a file")
+  raise UserError(f"{named}: no such file; check the path")
 
 
 def reporting_file_errors(main):

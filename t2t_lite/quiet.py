@@ -3,8 +3,9 @@
 Loading TensorFlow on a machine without a GPU prints C++ lines before its logging is
 set up (CUDA stubs, a failed cuInit, CPU-feature notes) that TF_CPP_MIN_LOG_LEVEL does
 not reach; SentencePiece logs a note when a tokenizer loads; each checkpoint save logs a
-sharding timing; decoding's one trace per bucket width draws a retracing warning. Those
-lines are dropped; every other line, warnings and errors included, still shows.
+sharding timing; saving a SavedModel lists each signature's captured inputs; decoding's
+one trace per bucket width draws a retracing warning. Those lines are dropped; every
+other line, warnings and errors included, still shows.
 """
 
 import contextlib
@@ -34,6 +35,8 @@ RUNTIME_CHATTER = re.compile("|".join([
     r"^Sharding callback duration",
     # Decoding traces once per bucket width, by design (t2t_lite.decoding.translate).
     r"calls to <bound method Translator\._decode_replicas .* triggered tf\.function retracing",
+    # tf.saved_model.save lists every captured input of each signature (t2t-exporter).
+    r"^Function `[^`]*` contains input name\(s\)",
 ]))
 
 

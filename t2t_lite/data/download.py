@@ -28,15 +28,21 @@ def raw_text_file(tmp_dir, name, *, url, expected_lines=None, progress=True):
   """The path of the unpacked text file `name` in tmp_dir, fetching `url` (a .gz) if needed.
 
   Order: `<tmp_dir>/<name>` as is; else `<tmp_dir>/<name>.gz`, unpacked beside it;
-  else `url` downloaded to `<tmp_dir>/<name>.gz` first. A file that was
-  downloaded or unpacked here must have `expected_lines` lines (when given).
+  else `url` downloaded to `<tmp_dir>/<name>.gz` first. Each must have `expected_lines`
+  lines (when given): a file given unpacked is refused (and left alone), one unpacked
+  here is removed.
   Raises UserError (one line: what failed and what to do) on a failed download,
   a corrupt archive or a wrong line count.
   """
   path = os.path.join(tmp_dir, name)
-  if os.path.isfile(path):
-    return path
   archive = path + ".gz"
+  for given in (path, archive):
+    if os.path.isdir(given):
+      raise UserError(f"{given} is a directory, not the file {os.path.basename(given)}; move "
+                      f"it away (t2t-datagen reads or downloads the file of that name there)")
+  if os.path.isfile(path):
+    _check_line_count(path, expected_lines, f"or delete it to download {url}")
+    return path
   if not os.path.isfile(archive):
     download(url, archive, progress=progress)
   _gunzip(archive, path)
@@ -48,6 +54,18 @@ def raw_text_file(tmp_dir, name, *, url, expected_lines=None, progress=True):
                       f"the file is not the published one; delete it and run again to "
                       f"download {url}")
   return path
+
+
+def _check_line_count(path, expected_lines, alternative):
+  """UserError when the text file at `path` (given, not made here) has other than
+  `expected_lines` lines (None: any count)."""
+  if expected_lines is None:
+    return
+  found = count_lines(path)
+  if found != expected_lines:
+    raise UserError(f"{path} has {found:,} lines, not the {expected_lines:,} of the published "
+                    f"file: it is not the published one (cut, or another split?); replace it "
+                    f"with the published file, {alternative}")
 
 
 def download(url, path, *, progress=True):

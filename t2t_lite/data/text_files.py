@@ -10,9 +10,8 @@ Lines come back without their line ending; empty lines are not errors here
 file and 1-based line.
 """
 
-import os
-
 from t2t_lite.errors import UserError
+from t2t_lite.file_errors import require_file
 
 
 def read_lines(path, what=None):
@@ -21,8 +20,8 @@ def read_lines(path, what=None):
   A file that cannot be read is a UserError: "PATH: no such file; check the
   path", or, given `what` (e.g. "gold file"), "cannot read gold file PATH: REASON".
   """
-  if what is None and not os.path.isfile(path):
-    raise UserError(f"{path}: no such file; check the path")
+  if what is None:
+    require_file(path)
   try:
     f = open(path, "rb")
   except OSError as error:
@@ -60,8 +59,7 @@ def read_parallel_files(source_path, target_path):
   the first pair is yielded.
   """
   for path in (source_path, target_path):
-    if not os.path.isfile(path):
-      raise UserError(f"{path}: no such file; check the path")
+    require_file(path)
   source_count, target_count = count_lines(source_path), count_lines(target_path)
   if source_count != target_count:
     raise UserError(f"line counts differ: {source_path} has {source_count} lines but "

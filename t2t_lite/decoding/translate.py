@@ -56,17 +56,18 @@ class Translator:
     self.counted = problem_counted_ids(self.problem, self.target_vocab, settings)
     self.repaired = self.decoded = 0  # Of the last `translate` call.
 
-  def translate(self, lines, progress=True):
+  def translate(self, lines, progress=True, first_line_number=1):
     """Input lines -> output lines (same count, same order).
 
     Sets `repaired`: how many lines' best output the problem had to repair (see
     `TextPairProblem.needs_repair`), `decoded`: how many lines were decoded.
+    first_line_number: the number of lines[0] in its file, as warnings name lines.
     """
     lines = [line.rstrip("\r\n") for line in lines]
     outputs = [""] * len(lines)
     self.repaired = 0
     todo = [i for i, line in enumerate(lines) if line.strip()]
-    ids = self._encode([lines[i] for i in todo], todo)
+    ids = self._encode([lines[i] for i in todo], [i + first_line_number for i in todo])
     required = self._required_counts([lines[i] for i in todo])
     order = sorted(range(len(todo)), key=lambda k: len(ids[k]))  # Shortest first.
     batch_size = self.settings.batch_size
@@ -91,7 +92,7 @@ class Translator:
       return [0] * len(lines)
     return self.problem.required_counts(tf.constant(lines)).numpy().tolist()
 
-  def _encode(self, texts, line_indices):
+  def _encode(self, texts, line_numbers):
     """Texts -> lists of ids ending with EOS, truncated to `input_limit` (warned)."""
     if not texts:
       return []
@@ -100,7 +101,7 @@ class Translator:
     for k, sentence in enumerate(encoded):
       if limit and len(sentence) > limit:
         logging.warning("line %d has %d tokens; truncated to max_input_length=%d",
-                        line_indices[k] + 1, len(sentence), limit)
+                        line_numbers[k], len(sentence), limit)
         encoded[k] = sentence[:limit - 1] + [EOS_ID]
     return encoded
 
