@@ -53,11 +53,18 @@ def average_checkpoints(model_dir, output_dir, n):
                       model_dir)
     for variable, total in zip(model.weights, sums):
       variable.assign((total / len(paths)).astype(variable.dtype))
-    copy_description(model_dir, staging)
-    manager = tf.train.CheckpointManager(checkpoint, staging, max_to_keep=1,
-                                         checkpoint_name="ckpt")
-    name = os.path.basename(manager.save(checkpoint_number=checkpoint_step(paths[-1])))
+    name = save_as_run(model, model_dir, staging, checkpoint_step(paths[-1]))
   written = os.path.join(output_dir, name)
   print(f"averaged {len(paths)} checkpoint(s) ({', '.join(os.path.basename(p) for p in paths)})"
         f" into {written}", flush=True)
   return written
+
+
+def save_as_run(model, model_dir, directory, step):
+  """Makes `directory` a run directory holding `model`'s weights: model_dir's description
+  (hparams, run.json, vocabulary) and checkpoint ckpt-<step>, listed in its state file, as
+  t2t-decoder and t2t-exporter read it. -> the checkpoint's name."""
+  copy_description(model_dir, directory)
+  manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model), directory,
+                                       max_to_keep=1, checkpoint_name="ckpt")
+  return os.path.basename(manager.save(checkpoint_number=step))

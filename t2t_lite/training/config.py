@@ -54,6 +54,23 @@ class TrainConfig:
   eval_decode_sentences: int = setting(
       100, "Dev sentences decoded (beam search per --decode_hparams) and scored at each "
       "evaluation: sacreBLEU, or bracket F1 for parsing. 0 = none.")
+  # Early stopping and best/ (t2t_lite.training.early_stopping), tensor2tensor's flags.
+  eval_early_stopping_steps: int = setting(
+      None, "Stop training (saving a last checkpoint) once --eval_early_stopping_metric has "
+      "not improved by more than --eval_early_stopping_metric_delta for this many steps, "
+      "checked at each evaluation. Default: never.")
+  eval_early_stopping_metric: str = setting(
+      None, "The evaluation metric early stopping watches, and by which every "
+      "train_and_evaluate run keeps its best checkpoint in RUN/best (a run directory of its "
+      "own, never pruned): loss, accuracy, perplexity, or the decoded metric (bleu; "
+      "bracket_f1 for parsing; tensor2tensor's approx_bleu_score means bleu). Default: the "
+      "decoded metric when --eval_decode_sentences > 0, else loss.")
+  eval_early_stopping_metric_delta: float = setting(
+      0.1, "How much the metric must improve to count for early stopping (any improvement "
+      "replaces best/).")
+  eval_early_stopping_metric_minimize: bool = setting(
+      None, "Whether lower values of the metric are better. Default: yes for loss and "
+      "perplexity, no for accuracy and the decoded metric.")
   decode_hparams: str = ""  # Decoding overrides for those (beam_size=1: greedy).
   flags: dict = dataclasses.field(default_factory=dict)  # The command line, for run.json.
 
@@ -72,4 +89,5 @@ SMALLEST_VALUES = {
     "train_steps": 0, "train_minutes": 0, "eval_steps": 0, "local_eval_frequency": 1,
     "keep_checkpoint_max": 1,
     "save_checkpoints_steps": 0, "save_checkpoints_secs": 0, "worker_gpu": 0,
-    "gradient_accumulation_steps": 1, "eval_decode_sentences": 0}
+    "gradient_accumulation_steps": 1, "eval_decode_sentences": 0,
+    "eval_early_stopping_steps": 1, "eval_early_stopping_metric_delta": 0}

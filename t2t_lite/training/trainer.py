@@ -30,6 +30,7 @@ from t2t_lite.training.checkpoints import Checkpoints
 from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.divergence import LossWatch
+from t2t_lite.training.early_stopping import MetricWatch
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.output_dir_guard import guarding
 from t2t_lite.training.progress import Progress
@@ -107,6 +108,12 @@ def _train(problem, hparams, config, data_dir):
 
   if config.eval_decode_sentences and config.schedule != "train":
     evaluator.dev_decoding = _dev_decoding(run, data_dir, config)
+  watch = MetricWatch.for_run(config, run, model, evaluator.dev_decoding,
+                              int(optimizer.iterations))  # best/ and early stopping.
+  if watch and watch.stop_reason:
+    print(f"{watch.stop_reason}; nothing to do (a larger --eval_early_stopping_steps trains "
+          f"on)", flush=True)
+    return None
 
   if config.schedule == "evaluate":
     results = evaluator.evaluate()
@@ -116,6 +123,7 @@ def _train(problem, hparams, config, data_dir):
                          config.gradient_accumulation_steps, jit_compile)
   loop = _Loop(config, run, optimizer, train_step, checkpoints,
                evaluator if config.schedule == "train_and_evaluate" else None)
+  loop.watch = watch
   return loop.run(train_iterator, resumed)
 
 
@@ -188,6 +196,8 @@ def _check_output_dir(config):
 class _Loop:
   """The steps of one run: progress, summaries, evaluations, checkpoints, stops."""
 
+  watch = None  # The MetricWatch keeping best/ and deciding early stopping, if any.
+
   def __init__(self, config, run, optimizer, train_step, checkpoints, evaluator):
     self.config = config
     self.hparams, self.strategy = run.hparams, run.strategy
@@ -244,6 +254,9 @@ class _Loop:
           last_eval = self._evaluate(step, progress, stop) or last_eval
         if advanced and self.checkpoints.due(step):
           self.checkpoints.save(step)
+        if self.watch and self.watch.stop_reason:
+          progress.message(self.watch.stop_reason)
+          break
       path = self.checkpoints.save(step)
       if time_limit.reached() and step < config.train_steps and not stop.signal_name:
         progress.message(time_limit.describe(path, step))
@@ -270,11 +283,14 @@ class _Loop:
     """Evaluates, records and shows the results -> them; None when a signal cut it short."""
     try:
       with stop.interrupting():
-        return self._evaluate_now(step, progress)
+        results = self._evaluate_now(step, progress)
     except EvaluationInterrupted:
       progress.message(f"{stop.signal_name} during the evaluation at step {step}: evaluation "
                        f"abandoned, saving")
       return None
+    if self.watch:  # Writing best/ is not cut short by a signal.
+      self.watch.observe(step, results, progress.message)
+    return results
 
   def _evaluate_now(self, step, progress):
     results = self.evaluator.evaluate()

@@ -1,0 +1,68 @@
+"""RUN/best: the run's best checkpoint by its evaluation metric, a run directory of its own.
+
+    RUN/best/best.json        which evaluation it holds: metric, value, step, checkpoint
+    RUN/best/ckpt-N.*, checkpoint, hparams.json, run.json, vocab.*.model
+
+t2t-decoder and t2t-exporter read it as `--output_dir=RUN/best`. It lives apart
+from the rolling checkpoints, so `--keep_checkpoint_max` never prunes it, and it
+holds the model's weights only (no optimizer state). A better evaluation
+replaces it whole: the new directory is built beside it and swapped in
+(`t2t_lite.atomic_files.replacing_directory`, as t2t-avg-all replaces its average).
+"""
+
+import json
+import os
+
+import tensorflow as tf
+
+from t2t_lite.atomic_files import OLD_SUFFIX, TEMP_SUFFIX, replacing_directory
+from t2t_lite.errors import UserError
+from t2t_lite.json_files import read_object
+from t2t_lite.strategy import is_chief
+from t2t_lite.training.averaging import save_as_run
+from t2t_lite.writer_lock import LOCK_NAME
+
+BEST_DIR = "best"
+BEST_FILE = "best.json"  # Also the marker by which replacing_directory knows best/ as ours.
+
+
+def best_dir(run_dir):
+  return os.path.join(run_dir, BEST_DIR)
+
+
+def read_record(run_dir):
+  """The record in RUN/best/best.json ({"metric", "minimize", "value", "step", ...}), or
+  None when the run has no best/ yet; UserError when RUN/best holds something else.
+
+  A process killed between replacing_directory's two renames leaves no best/ but
+  best.old and the complete new one, best.incomplete: the record is the new one's
+  (the next write completes that swap before it replaces the result).
+  """
+  path = best_dir(run_dir)
+  staging, old = path + TEMP_SUFFIX, path + OLD_SUFFIX
+  if not os.path.isfile(os.path.join(path, BEST_FILE)) and os.path.isdir(old):
+    path = staging if os.path.isdir(staging) else old
+  record_path = os.path.join(path, BEST_FILE)
+  if os.path.isfile(record_path):
+    return read_object(record_path, remedy=f"remove {path} (the next evaluation writes a new "
+                       f"one) or restore it from a backup")
+  if os.path.lexists(path) and (not os.path.isdir(path) or set(os.listdir(path)) - {LOCK_NAME}):
+    raise UserError(f"{path} exists but holds no {BEST_FILE}: the run keeps its best "
+                    f"checkpoint there; move that away, then run again")
+  return None
+
+
+def keep(model, strategy, run_dir, record):
+  """Writes `model`'s weights as RUN/best, replacing the earlier best, with `record` (a
+  dict with "step") as best.json. Under MultiWorkerMirroredStrategy every worker calls
+  this (a save takes part in collective ops); only the chief's copy is kept."""
+  step = record["step"]
+  if is_chief(strategy):
+    path = best_dir(run_dir)
+    with replacing_directory(path, BEST_FILE, json.dumps(record, indent=2, sort_keys=True),
+                             path) as staging:
+      save_as_run(model, run_dir, staging, step)
+  else:
+    scratch = os.path.join(run_dir, f".worker_{strategy.cluster_resolver.task_id}_best")
+    tf.train.Checkpoint(model=model).write(os.path.join(scratch, f"ckpt-{step}"))
+    tf.io.gfile.rmtree(scratch)

@@ -1,0 +1,211 @@
+"""The metric a run watches at its evaluations: best/ by it, and early stopping on it.
+
+    watch = MetricWatch.for_run(config, run, model, dev_decoding, step)  # or None
+    watch.observe(step, evaluation_results, message)   # at each evaluation
+    watch.stop_reason                                  # a line once training should stop
+
+tensor2tensor's flags with its meanings: --eval_early_stopping_metric (default
+here: the decoded dev metric, BLEU or bracket F1, when evaluations decode, else
+`loss`), --eval_early_stopping_metric_minimize (default: follows the metric),
+--eval_early_stopping_metric_delta (0.1) and --eval_early_stopping_steps (off).
+
+The rule (`Patience`): training stops at an evaluation when no evaluation of the
+last `steps` steps improved by more than `delta` on the reference, the last
+evaluation that did (the first evaluation to begin with). That is tensor2tensor's
+train_and_evaluate rule (its ValidationMonitor: no better value for N steps) with
+the delta of its plateau hook; improvements smaller than delta add up, as they do
+against the hook's value of N steps ago. Every strictly better value replaces
+best/ (`t2t_lite.training.best_checkpoint`), whose best.json also holds the
+reference, so a resumed run goes on with both.
+"""
+
+import math
+
+from absl import logging
+
+from t2t_lite.errors import UserError
+from t2t_lite.json_files import check_field
+from t2t_lite.training import best_checkpoint
+
+# The teacher-forced metrics of every evaluation -> whether lower is better.
+EVALUATION_METRICS = {"loss": True, "accuracy": False, "perplexity": True}
+SACREBLEU = "bleu"  # The decoded metric of problems without a `decoding_metric` of their own.
+# tensor2tensor's metric names -> ours (its tags are also "metrics-PROBLEM/targets/NAME").
+T2T_NAMES = {"approx_bleu_score": SACREBLEU}
+
+
+def is_better(value, than, minimize, by=0.0):
+  """Whether `value` improves on `than` by more than `by`."""
+  return than - value > by if minimize else value - than > by
+
+
+class Patience:
+  """The early-stopping rule (module doc): `steps` (None: never stop), `delta`, `minimize`;
+  `reference` is (step, value) of the last evaluation that improved by more than delta."""
+
+  def __init__(self, steps, delta, minimize, reference=None):
+    self.steps, self.delta, self.minimize = steps, delta, minimize
+    self.reference = reference
+
+  def observe(self, step, value):
+    if self.reference is None or is_better(value, self.reference[1], self.minimize, self.delta):
+      self.reference = (step, value)
+
+  def stop_reason(self, step, metric):
+    """A line saying why training stops at `step`, or None while it goes on."""
+    if not self.steps or self.reference is None or step - self.reference[0] < self.steps:
+      return None
+    since, value = self.reference
+    return (f"early stopping at step {step}: {metric} has not improved by more than "
+            f"{self.delta:g} since step {since} (then {value:.4g}), {step - since} >= "
+            f"--eval_early_stopping_steps={self.steps} steps")
+
+
+def stop_step(evaluations, steps, delta, minimize):
+  """The step at which `Patience` stops a run whose evaluations give these (step, value)
+  pairs, in order; None when it would not stop."""
+  rule = Patience(steps, delta, minimize)
+  for step, value in evaluations:
+    rule.observe(step, value)
+    if rule.stop_reason(step, "metric"):
+      return step
+  return None
+
+
+def choose_metric(config, decoded_metric):
+  """(name, minimize) of the metric to watch per config's --eval_early_stopping_* flags.
+
+  decoded_metric: the name of the decoded metric where evaluations decode ("" when
+  the problem names its own only as it scores, e.g. parsing's bracket_f1), else
+  None. The name returned is "" for that metric until an evaluation names it.
+  UserError (one line) for a metric the evaluations do not report.
+  """
+  if not math.isfinite(config.eval_early_stopping_metric_delta):
+    raise UserError(f"--eval_early_stopping_metric_delta="
+                    f"{config.eval_early_stopping_metric_delta}: pass a number >= 0")
+  name = _our_name(config.eval_early_stopping_metric)
+  if name is None:
+    name = "loss" if decoded_metric is None else decoded_metric
+  elif name not in EVALUATION_METRICS and not _may_be_decoded(name, decoded_metric):
+    raise UserError(f"--eval_early_stopping_metric={config.eval_early_stopping_metric}: "
+                    f"{_not_reported(decoded_metric)}")
+  minimize = config.eval_early_stopping_metric_minimize
+  return name, EVALUATION_METRICS.get(name, False) if minimize is None else minimize
+
+
+def _our_name(name):
+  """A metric name as the flag gives it -> ours (tensor2tensor's translated); None: unset."""
+  if not name:
+    return None
+  name = name.rsplit("/", 1)[-1] if name.startswith("metrics-") else name
+  return T2T_NAMES.get(name, name)
+
+
+def _may_be_decoded(name, decoded_metric):
+  """Whether `name` may be the decoded metric (see `choose_metric`)."""
+  if decoded_metric is None:
+    return False
+  return name == decoded_metric if decoded_metric else name != SACREBLEU
+
+
+def _not_reported(decoded_metric):
+  """The rest of the error line for a metric the evaluations do not report."""
+  names = ", ".join(EVALUATION_METRICS)
+  if decoded_metric is None:
+    return (f"not one of {names}; a decoded metric (bleu) needs dev decoding: "
+            f"--eval_decode_sentences > 0 and --schedule=train_and_evaluate")
+  decoded = decoded_metric or "this problem's own decoded metric"
+  return f"not one of {names}, {decoded}"
+
+
+class MetricWatch:
+  """Follows the chosen metric over a run's evaluations: keeps RUN/best by it and sets
+  `stop_reason` (a line) once early stopping ends training."""
+
+  def __init__(self, name, minimize, rule, run, model):
+    self.name, self.minimize, self.rule = name, minimize, rule
+    self.run, self.model = run, model  # The `t2t_lite.run.Run` and its model in training.
+    self.run_dir = run.directory
+    self.best = None         # best.json's record of the best evaluation so far.
+    self.stop_reason = None  # Set at the evaluation that ends training.
+
+  @classmethod
+  def for_run(cls, config, run, model, dev_decoding, step):
+    """The watch of a train_and_evaluate run now at `step` (resuming: with the best so far
+    and the early-stopping reference from RUN/best/best.json); None for other schedules."""
+    if config.schedule != "train_and_evaluate":
+      if config.eval_early_stopping_steps:
+        raise UserError(f"--eval_early_stopping_steps needs evaluations during training: "
+                        f"--schedule=train_and_evaluate, not {config.schedule}")
+      return None
+    decoded = None if dev_decoding is None else (
+        "" if getattr(dev_decoding.problem, "decoding_metric", None) else SACREBLEU)
+    name, minimize = choose_metric(config, decoded)
+    rule = Patience(config.eval_early_stopping_steps, config.eval_early_stopping_metric_delta,
+                    minimize)
+    watch = cls(name, minimize, rule, run, model)
+    watch._resume(best_checkpoint.read_record(run.directory))
+    if step % config.local_eval_frequency == 0:  # The evaluation at `step` took place.
+      watch.stop_reason = rule.stop_reason(step, watch.name)
+    return watch
+
+  def _resume(self, record):
+    """Takes over the best so far from best.json's `record` when it is by this metric."""
+    if record is None:
+      return
+    path = best_checkpoint.best_dir(self.run_dir)
+    remedy = f"remove {path} (the next evaluation writes it anew)"
+    where = f"{path}/{best_checkpoint.BEST_FILE}"
+    metric = check_field(record, "metric", str, where, remedy)
+    minimize = check_field(record, "minimize", bool, where, remedy)
+    for field, kind in (("value", float), ("step", int), ("reference_value", float),
+                        ("reference_step", int)):
+      check_field(record, field, kind, where, remedy)
+    same = metric == self.name or (not self.name and metric not in EVALUATION_METRICS
+                                   and metric != SACREBLEU)
+    if not same or minimize != self.minimize:
+      logging.warning("%s holds the best checkpoint by %s (%s is better); this run watches %s "
+                      "(%s is better): the next evaluation replaces it", path, metric,
+                      _direction(minimize), self.name or "the decoded metric",
+                      _direction(self.minimize))
+      return
+    self.name, self.best = metric, record
+    self.rule.reference = (record["reference_step"], record["reference_value"])
+
+  def observe(self, step, results, message):
+    """Takes in the evaluation `results` at `step` (`Evaluator.evaluate`'s); writes best/
+    when they are the best so far, saying so through `message` (a line)."""
+    value, description = self._value(results)
+    if not math.isfinite(value):
+      logging.warning("%s is %s at step %d: not a candidate for %s, nor counted for early "
+                      "stopping", self.name, value, step, best_checkpoint.BEST_DIR)
+      return
+    self.rule.observe(step, value)
+    previous = self.best
+    if previous is None or is_better(value, previous["value"], self.minimize):
+      reference_step, reference_value = self.rule.reference
+      self.best = {"metric": self.name, "minimize": self.minimize, "value": value,
+                   "step": step, "checkpoint": f"ckpt-{step}", "evaluation": description,
+                   "reference_step": reference_step, "reference_value": reference_value}
+      self.run.write_description()  # best/ copies it (a new run writes it at its first save).
+      best_checkpoint.keep(self.model, self.run.strategy, self.run_dir, self.best)
+      was = "" if previous is None else (
+          f" (before: {previous['value']:.4g} at step {previous['step']})")
+      message(f"best checkpoint: step {step}, {self.name} {value:.4g}{was}, in "
+              f"{best_checkpoint.best_dir(self.run_dir)}")
+    self.stop_reason = self.rule.stop_reason(step, self.name)
+
+  def _value(self, results):
+    """(value, what was evaluated) of the watched metric in `results`."""
+    if self.name in EVALUATION_METRICS:
+      return results[self.name], f"{results['tokens']:.0f} dev tokens"
+    name, value, description = results["decoded"]
+    if self.name and name != self.name:
+      raise UserError(f"--eval_early_stopping_metric={self.name}: this problem's dev decoding "
+                      f"reports {name}; pass --eval_early_stopping_metric={name}")
+    self.name = name
+    return value, description
+
+
+def _direction(minimize):
+  return "lower" if minimize else "higher"
