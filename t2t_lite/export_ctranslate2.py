@@ -89,6 +89,12 @@ def check_expressible(hparams):
                     f"as a SavedModel (the default --export_format)")
 
 
+def check_quantization(quantization):
+  """UserError unless `quantization` is None (float32) or one of QUANTIZATIONS."""
+  if quantization not in (None,) + QUANTIZATIONS:
+    raise UserError(f"--quantization={quantization} is not one of {', '.join(QUANTIZATIONS)}")
+
+
 def transformer_spec(model, source_tokens, target_tokens):
   """A t2t_lite `Transformer` (weights built) -> ctranslate2.specs.TransformerSpec.
 
@@ -145,8 +151,7 @@ def transformer_spec(model, source_tokens, target_tokens):
 
 def save_spec(spec, directory, quantization=None):
   """Writes a spec (validated, weights converted to `quantization`) into `directory`."""
-  if quantization not in (None,) + QUANTIZATIONS:
-    raise UserError(f"--quantization={quantization} is not one of {', '.join(QUANTIZATIONS)}")
+  check_quantization(quantization)
   spec.validate()
   spec.optimize(quantization=quantization)
   spec.save(directory)
@@ -161,8 +166,7 @@ def export_ctranslate2(output_dir, export_dir=None, checkpoint_path=None, quanti
   """
   from t2t_lite.run import Run  # TensorFlow: after the checks that need none.
   import_ctranslate2()
-  if quantization not in (None,) + QUANTIZATIONS:
-    raise UserError(f"--quantization={quantization} is not one of {', '.join(QUANTIZATIONS)}")
+  check_quantization(quantization)
   run = Run.read(output_dir)
   check_expressible(run.hparams)
   default_name = "ctranslate2" + (f"_{quantization}" if quantization else "")
