@@ -17,17 +17,17 @@
 # so a session carries one part per call, back to back. Here, once:
 #
 #   python t2t_lite/offline_bundle.py pack --out=/work/bundles/gpu312 --python_version=3.12 \
-#     --max_part_mib=60                         # or reuse the bundle there: 41 parts
+#     --max_part_mib=60                         # or reuse the bundle there: 43 parts
 #   echo /.carry/ >> .git/info/exclude; mkdir -p .carry/multi30k
 #   ln -f /work/bundles/gpu312/* .carry/        # hard links: nothing is copied
 #   ln -f ../shared/data/multi30k/*.en ../shared/data/multi30k/*.de .carry/multi30k/
 #
-# then device calls, each right after the last (N = 000 .. 040):
+# then device calls, each right after the last (N = 001 .. 042):
 #   run(carry=[".carry/manifest.json", ".carry/bundle.part000"],
 #       command="mkdir -p /tmp/bundle && mv .carry/manifest.json .carry/bundle.part000 /tmp/bundle/")
 #   run(carry=[".carry/bundle.partN"], command="mv .carry/bundle.partN /tmp/bundle/")
-#   ... the last part (39 MiB) with ".carry/multi30k" too, and
-#       "mv .carry/multi30k /tmp/multi30k; ls /tmp/bundle | wc -l" (42: 41 parts, the manifest)
+#   ... the last part (5 MiB) with ".carry/multi30k" too, and
+#       "mv .carry/multi30k /tmp/multi30k; ls /tmp/bundle | wc -l" (44: 43 parts, the manifest)
 # and then the stages above. Afterwards: rm -r .carry (the hard links) here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
