@@ -87,8 +87,8 @@ def _decode_interactively(translator):
       print(f"t2t-decoder: skipped: {error}", file=sys.stderr, flush=True)
       print(flush=True)
       continue
-    print(translator.translate([line], progress=False, first_line_number=number)[0],
-          flush=True)
+    translator.first_line_number = number  # As its warnings name the line.
+    print(translator.translate([line], progress=False)[0], flush=True)
 
 
 run = common.entry_point(main)  # The console script.

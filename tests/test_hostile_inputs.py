@@ -131,7 +131,8 @@ def test_the_truncation_warning_names_the_line_of_its_file(tmp_path_factory, cap
   _, output_dir = tiny_run(tmp_path_factory)
   translator = Run.open(output_dir).translator("beam_size=1,max_input_length=3,extra_length=2")
   with caplog.at_level(logging.WARNING):
-    translator.translate(["the number 7 is here"], progress=False, first_line_number=5)
+    translator.first_line_number = 5
+    translator.translate(["the number 7 is here"], progress=False)
   assert "line 5 has" in caplog.text and "truncated to max_input_length=3" in caplog.text
 
 
@@ -141,8 +142,8 @@ def test_the_interactive_decoder_numbers_its_lines(monkeypatch, capsys):
   class Echo:
     numbers = []
 
-    def translate(self, lines, progress=False, first_line_number=1):
-      self.numbers.append(first_line_number)
+    def translate(self, lines, progress=False):
+      self.numbers.append(self.first_line_number)
       return lines
 
   monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a\n\xff\nc\n")))

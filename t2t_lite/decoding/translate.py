@@ -55,19 +55,20 @@ class Translator:
     # [vocab] int32, or None: no count rule.
     self.counted = problem_counted_ids(self.problem, self.target_vocab, settings)
     self.repaired = self.decoded = 0  # Of the last `translate` call.
+    self.first_line_number = 1  # The number its input's first line has in its file.
 
-  def translate(self, lines, progress=True, first_line_number=1):
+  def translate(self, lines, progress=True):
     """Input lines -> output lines (same count, same order).
 
     Sets `repaired`: how many lines' best output the problem had to repair (see
     `TextPairProblem.needs_repair`), `decoded`: how many lines were decoded.
-    first_line_number: the number of lines[0] in its file, as warnings name lines.
+    Warnings name line i as `first_line_number` + i.
     """
     lines = [line.rstrip("\r\n") for line in lines]
     outputs = [""] * len(lines)
     self.repaired = 0
     todo = [i for i, line in enumerate(lines) if line.strip()]
-    ids = self._encode([lines[i] for i in todo], [i + first_line_number for i in todo])
+    ids = self._encode([lines[i] for i in todo], [i + self.first_line_number for i in todo])
     required = self._required_counts([lines[i] for i in todo])
     order = sorted(range(len(todo)), key=lambda k: len(ids[k]))  # Shortest first.
     batch_size = self.settings.batch_size

@@ -109,9 +109,7 @@ def check_same_vocabulary(output_dir, previous, vocab_paths):
   ids of its own."""
   for name, source in dict(zip(previous.vocab_files, vocab_paths)).items():
     copy = os.path.join(output_dir, name)
-    if not tf.io.gfile.exists(copy):
-      raise DamagedFile(copy, "is missing (the vocabulary this run was trained with)", RESTORE)
-    if _file_bytes(copy) == _file_bytes(source):
+    if read_model_file(copy, RESTORE) == _file_bytes(source):  # DamagedFile: missing, bad.
       continue
     sizes = [vocab_size_of(path, previous.problem) for path in (copy, source)]
     what = (f"{sizes[0]} pieces against {sizes[1]}" if sizes[0] != sizes[1] else
