@@ -28,7 +28,9 @@
 #   run(carry=[".carry/bundle.partN"], command="mv .carry/bundle.partN /tmp/bundle/")
 #   ... the last part (5 MiB) with ".carry/multi30k" too, and
 #       "mv .carry/multi30k /tmp/multi30k; ls /tmp/bundle | wc -l" (44: 43 parts, the manifest)
-# and then the stages above. Afterwards: rm -r .carry (the hard links) here.
+# and then the stages above, also back to back. Afterwards: rm -r .carry (the hard links) here.
+# Device time: about 43 carrying calls, then the stages; a session's 30 minutes may not hold
+# them all (the Multi30k stages can go to a second session, which carries the parts again).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 STAGES="unpack|two_replicas|bench_training|bench_decoding|multi30k_train|multi30k_decode"
@@ -54,8 +56,8 @@ case "$STAGE" in
     time "$PYTHON" t2t_lite/offline_bundle.py unpack --bundle="$BUNDLE" --target="$TARGET"
     # The checkout's t2t_lite over the bundle's (the bundle may be older than the checkout),
     # built with the bundle's setuptools and wheel.
-    PYTHONPATH="$TARGET/site" "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation --upgrade \
-      --target="$TARGET/site" .
+    PYTHONPATH="$TARGET/site" "$PYTHON" -m pip install -q --no-index --no-deps \
+      --no-build-isolation --upgrade --target="$TARGET/site" .
     with_tensorflow "$PYTHON" - <<'EOF'
 import tensorflow as tf
 gpus = tf.config.list_physical_devices("GPU")
