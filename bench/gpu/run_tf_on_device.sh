@@ -24,7 +24,7 @@
 #
 # then device calls, each right after the last (N = 001 .. 042):
 #   run(carry=[".carry/manifest.json", ".carry/bundle.part000"],
-#       command="mkdir -p /tmp/bundle && mv .carry/manifest.json .carry/bundle.part000 /tmp/bundle/")
+#     command="mkdir -p /tmp/bundle && mv .carry/manifest.json .carry/bundle.part000 /tmp/bundle/")
 #   run(carry=[".carry/bundle.partN"], command="mv .carry/bundle.partN /tmp/bundle/")
 #   ... the last part (5 MiB) with ".carry/multi30k" too, and
 #       "mv .carry/multi30k /tmp/multi30k; ls /tmp/bundle | wc -l" (44: 43 parts, the manifest)
