@@ -185,11 +185,13 @@ def read_description(output_dir):
 
 
 def read_run(output_dir):
-  """(HParams, RunDescription) of a run directory, each file validated, and the model they
-  describe checked to fit in memory before anything is built."""
+  """(HParams, RunDescription) of a run directory, each file validated (the vocabulary
+  copies too, once it has checkpoints), and the model they describe checked to fit in
+  memory before anything is built."""
   hparams, description = read_hparams(output_dir), read_description(output_dir)
-  for name in dict.fromkeys(description.vocab_files):
-    read_model_file(os.path.join(output_dir, name), RESTORE)
+  if checkpoint_paths(output_dir):  # Without a checkpoint, that is the error to report.
+    for name in dict.fromkeys(description.vocab_files):
+      read_model_file(os.path.join(output_dir, name), RESTORE)
   check_model_fits(hparams, description.input_vocab_size, description.target_vocab_size,
                    f"{os.path.join(output_dir, HPARAMS_FILE)} and "
                    f"{os.path.join(output_dir, RUN_FILE)} describe")
