@@ -18,7 +18,7 @@ from t2t_lite.training.averaging import MARKER, average_checkpoints
 from t2t_lite.training import checkpoints as training_checkpoints_module
 from t2t_lite.training.checkpoints import Checkpoints
 from t2t_lite.training.evaluation import perplexity
-from t2t_lite.training.trainer import check_loss, divergence_bound
+from t2t_lite.training.divergence import check_loss, divergence_bound
 from tiny_runs import copy_run, tiny_run, truncate
 
 DATA = "ckpt-3.data-00000-of-00001"

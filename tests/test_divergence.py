@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from t2t_lite.errors import UserError
-from t2t_lite.training.divergence import START_STEPS, WINDOW, LossWatch, divergence_limit
-from t2t_lite.training.trainer import divergence_bound
+from t2t_lite.training.divergence import (START_STEPS, WINDOW, LossWatch, divergence_bound,
+                                          divergence_limit)
 
 # The per-step losses of t2t-trainer on Multi30k en-de (transformer_test_small, 1,024-token
 # batches, learning_rate_constant=1e5): from the untrained model's 8.4 up, each still below

@@ -1,6 +1,6 @@
-"""Divergence measured against the run's own start: a loss that ends far above where it began.
+"""Divergence: a loss that explodes (`check_loss`), or ends far above where it began (`LossWatch`).
 
-A fixed bound (`trainer.divergence_bound`, 4 ln(V) + 10) catches only a loss that
+A fixed bound (`divergence_bound`, 4 ln(V) + 10) catches only a loss that
 explodes. A learning rate far too high more often leaves the loss stuck well
 above the untrained model's (about ln V, 8.4 for an 4,500-token vocabulary)
 yet below the bound, e.g. at 16.9: training that has made the model worse than
@@ -22,6 +22,7 @@ that falls, as training's does, never comes near the limit.
 """
 
 import collections
+import math
 
 from t2t_lite.errors import UserError
 
@@ -54,11 +55,34 @@ class LossWatch:
     now = sum(self.recent) / len(self.recent)
     if now <= divergence_limit(start):
       return
-    kept = (f"the last good checkpoint {last_checkpoint} is intact" if last_checkpoint
-            else "no checkpoint was saved yet")
     raise UserError(
         f"the loss became {now:.4g} at step {step} (mean of the last {self.window} steps), "
         f"far above the {start:.4g} of its first {self.start_steps} steps here (limit "
         f"{divergence_limit(start):.4g}): "
-        f"training diverged; nothing was saved after it, and {kept}; lower the learning rate "
+        f"training diverged; {_kept(last_checkpoint)}; lower the learning rate "
         f"(learning_rate_constant)")
+
+
+def divergence_bound(vocab_size):
+  """The per-token loss above which training has diverged: far above the loss of the
+  untrained model, about ln(vocab_size)."""
+  return 4.0 * math.log(max(vocab_size, 2)) + 10.0
+
+
+def check_loss(step, loss, vocab_size, last_checkpoint):
+  """UserError when the step's loss is not finite or above `divergence_bound`."""
+  bound = divergence_bound(vocab_size)
+  if math.isfinite(loss) and loss <= bound:
+    return
+  reason = "" if not math.isfinite(loss) else (
+      f", above {bound:.1f} (4 ln(vocabulary size) + 10): training diverged")
+  raise UserError(f"the loss became {loss:.6g} at step {step}{reason}; "
+                  f"{_kept(last_checkpoint)}; lower the learning rate "
+                  f"(learning_rate_constant) or use bfloat16")
+
+
+def _kept(last_checkpoint):
+  """What a divergence error says of the saved work."""
+  kept = (f"the last good checkpoint {last_checkpoint} is intact" if last_checkpoint
+          else "no checkpoint was saved yet")
+  return f"nothing was saved after it, and {kept}"

@@ -11,7 +11,6 @@ tokens ~ 25,000 tokens per step).
 """
 
 import contextlib
-import math
 import os
 import time
 
@@ -29,7 +28,7 @@ from t2t_lite.training import cost
 from t2t_lite.training.checkpoints import Checkpoints
 from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
-from t2t_lite.training.divergence import LossWatch
+from t2t_lite.training.divergence import LossWatch, check_loss
 from t2t_lite.training.early_stopping import MetricWatch
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.output_dir_guard import guarding
@@ -122,8 +121,7 @@ def _train(problem, hparams, config, data_dir):
   train_step = TrainStep(strategy, model, optimizer, hparams.label_smoothing,
                          config.gradient_accumulation_steps, jit_compile)
   loop = _Loop(config, run, optimizer, train_step, checkpoints,
-               evaluator if config.schedule == "train_and_evaluate" else None)
-  loop.watch = watch
+               evaluator if config.schedule == "train_and_evaluate" else None, watch)
   return loop.run(train_iterator, resumed)
 
 
@@ -162,26 +160,6 @@ def eval_line(step, results):
   return line
 
 
-def divergence_bound(vocab_size):
-  """The per-token loss above which training has diverged: far above the loss of the
-  untrained model, about ln(vocab_size)."""
-  return 4.0 * math.log(max(vocab_size, 2)) + 10.0
-
-
-def check_loss(step, loss, vocab_size, last_checkpoint):
-  """UserError when the step's loss is not finite or above `divergence_bound`."""
-  bound = divergence_bound(vocab_size)
-  if math.isfinite(loss) and loss <= bound:
-    return
-  reason = "" if not math.isfinite(loss) else (
-      f", above {bound:.1f} (4 ln(vocabulary size) + 10): training diverged")
-  kept = (f"the last good checkpoint {last_checkpoint} is intact" if last_checkpoint
-          else "no checkpoint was saved yet")
-  raise UserError(f"the loss became {loss:.6g} at step {step}{reason}; nothing was saved after "
-                  f"it, and {kept}; lower the learning rate (learning_rate_constant) or use "
-                  f"bfloat16")
-
-
 def _check_output_dir(config):
   """One-line errors for an --output_dir that cannot serve `config`, before writing to it."""
   if tf.io.gfile.exists(config.output_dir) and not tf.io.gfile.isdir(config.output_dir):
@@ -196,10 +174,9 @@ def _check_output_dir(config):
 class _Loop:
   """The steps of one run: progress, summaries, evaluations, checkpoints, stops."""
 
-  watch = None  # The MetricWatch keeping best/ and deciding early stopping, if any.
-
-  def __init__(self, config, run, optimizer, train_step, checkpoints, evaluator):
+  def __init__(self, config, run, optimizer, train_step, checkpoints, evaluator, watch):
     self.config = config
+    self.watch = watch  # The MetricWatch keeping best/ and deciding early stopping, or None.
     self.hparams, self.strategy = run.hparams, run.strategy
     self.target_vocab_size = run.description.target_vocab_size
     self.optimizer, self.train_step = optimizer, train_step
