@@ -245,12 +245,14 @@ def files(tmp_path):
       "latin1": write(tmp_path / "latin1.de", b"Guten Morgen .\nFu\xdfg\xe4nger .\nEnde .\n"),
       "empty": write(tmp_path / "empty.de", b""),
       "missing": str(tmp_path / "missing.de"),
+      "directory": str(tmp_path),
   }
 
 
 @pytest.mark.parametrize("translation, references, message", [
     ("missing", ["ref"], "translation file {missing}: no such file"),
     ("hyp", ["ref", "missing"], "reference file {missing}: no such file"),
+    ("directory", ["ref"], "translation file {directory}: is a directory, not a file"),
     ("short", ["ref"], "line counts differ: translation file {short} has 2 lines but reference "
                        "file {ref} has 3;"),
     ("latin1", ["ref"], "{latin1}:2: invalid UTF-8"),

@@ -38,7 +38,6 @@ Six scores of the same detokenized text:
 """
 
 import dataclasses
-import os
 import re
 from typing import Sequence
 
@@ -46,6 +45,7 @@ from sacrebleu.metrics.bleu import BLEU, BLEUScore
 
 from t2t_lite.data.text_files import read_lines
 from t2t_lite.errors import UserError
+from t2t_lite.file_errors import require_file
 from t2t_lite.metrics.moses import moses_tokenize, multi30k_tokenize
 
 __all__ = ["Bleu", "BleuReport", "sacre_bleu", "tensor2tensor_bleu", "split_compounds",
@@ -243,10 +243,9 @@ def read_text_file(path, what):
   """The lines of a UTF-8 text file, without line endings.
 
   `what` names the file in errors ("translation file"): UserError when the
-  file is missing or a line is not UTF-8 (naming file and line).
+  file is missing, a directory, or a line is not UTF-8 (naming file and line).
   """
-  if not os.path.isfile(path):
-    raise UserError(f"{what} {path}: no such file")
+  require_file(path, what)
   return list(read_lines(path))
 
 
