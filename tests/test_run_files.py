@@ -186,7 +186,7 @@ def test_a_run_with_nothing_to_do_or_refused_changes_no_file(tmp_path_factory, t
   run = copy_run(output_dir, tmp_path / "run")
   before = snapshot(run)
   tiny_train(data_dir, run, train_steps=3)  # Already at step 3: nothing to do.
-  assert unchanged(before, run)
+  assert unchanged(before, run) and set(snapshot(run)) == set(before)  # No new event files.
   # A resume with another architecture is refused before anything is written.
   from t2t_lite.registry import HPARAMS, PROBLEMS
   from t2t_lite.training.config import TrainConfig

@@ -11,6 +11,7 @@ tokens ~ 25,000 tokens per step).
 """
 
 import contextlib
+import functools
 import os
 import time
 
@@ -181,12 +182,8 @@ class _Loop:
     self.target_vocab_size = run.description.target_vocab_size
     self.optimizer, self.train_step = optimizer, train_step
     self.checkpoints, self.evaluator = checkpoints, evaluator
-    chief = is_chief(self.strategy)
-    self.train_writer = tf.summary.create_file_writer(
-        os.path.join(config.output_dir, "train")) if chief else tf.summary.create_noop_writer()
-    self.eval_writer = tf.summary.create_file_writer(
-        os.path.join(config.output_dir, "eval")) if chief else tf.summary.create_noop_writer()
-    self.curves = Curves(config.output_dir) if chief else None  # curves.png's history.
+    self.chief = is_chief(self.strategy)
+    self.curves = Curves(config.output_dir) if self.chief else None  # curves.png's history.
     self.multi_worker = isinstance(self.strategy, tf.distribute.MultiWorkerMirroredStrategy)
     if self.multi_worker and config.train_minutes:  # Each worker's clock would stop it alone.
       raise UserError("--train_minutes is not supported across several workers; stop the run "
@@ -194,6 +191,20 @@ class _Loop:
 
   def step(self):
     return int(self.optimizer.iterations.numpy())
+
+  @functools.cached_property
+  def train_writer(self):
+    """Summaries of training steps (made on first use: a run with nothing to do writes none)."""
+    return self._summary_writer("train")
+
+  @functools.cached_property
+  def eval_writer(self):
+    return self._summary_writer("eval")
+
+  def _summary_writer(self, split):
+    if not self.chief:
+      return tf.summary.create_noop_writer()
+    return tf.summary.create_file_writer(os.path.join(self.config.output_dir, split))
 
   def run(self, iterator, resumed):
     config = self.config
