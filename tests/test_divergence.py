@@ -8,7 +8,7 @@ import pytest
 
 from t2t_lite.errors import UserError
 from t2t_lite.training.divergence import (START_STEPS, WINDOW, LossWatch, divergence_bound,
-                                          divergence_limit)
+                                          divergence_limit, guessing_limit)
 
 # The per-step losses of t2t-trainer on Multi30k en-de (transformer_test_small, 1,024-token
 # batches, learning_rate_constant=1e5): from the untrained model's 8.4 up, each still below
@@ -18,9 +18,9 @@ LOSSES_AT_1E5 = [8.408, 8.006, 6.336, 7.416, 6.192, 9.122, 6.602, 10.509, 6.271,
                  20.042, 29.393, 35.546, 36.286]
 
 
-def watch(losses, last_checkpoint=None):
+def watch(losses, last_checkpoint=None, vocab_size=None):
   """Feeds `losses` as steps 1, 2, ... -> the step whose check raised, or None."""
-  loss_watch = LossWatch()
+  loss_watch = LossWatch(vocab_size)
   for step, loss in enumerate(losses, 1):
     try:
       loss_watch.check(step, loss, last_checkpoint)
@@ -68,3 +68,24 @@ def test_the_limit_is_half_again_the_start_and_at_least_two_nats_above_it():
   assert divergence_limit(8.4) == pytest.approx(12.6)
   assert divergence_limit(1.0) == 3.0
   assert divergence_limit(math.log(8192)) == pytest.approx(1.5 * math.log(8192))
+
+
+def test_a_resumed_run_that_blows_up_at_once_is_caught_against_guessing():
+  """A trained run (loss 1.5) resumed at a learning rate far too high: its first step is
+  still 1.5, the next ones are 11-12 (a 300-piece vocabulary: guessing gives ln 300 = 5.7).
+  Its start, taken in the rise, hides it from the start-relative limit alone."""
+  losses = [1.5, 11.0, 11.5, 11.2, 11.4] + [11.4] * 20
+  assert watch(losses) is None  # Start 9.3: limit 13.9.
+  assert guessing_limit(300, 1.5) == pytest.approx(math.log(300) + 2.0)
+  assert watch(losses, vocab_size=300) == WINDOW
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_noisy_fresh_training_stays_under_the_guessing_limit(seed):
+  """A fresh run starts at about ln V and falls: its 10-step mean (noise 0.5 / sqrt(10))
+  stays far below ln V + 2."""
+  steps = np.arange(3000)
+  rng = np.random.default_rng(seed)
+  start = math.log(8192)
+  losses = 2.0 + (start - 2.0) * np.exp(-steps / 300) + rng.normal(0, 0.5, steps.size)
+  assert watch(np.maximum(losses, 0.0).tolist(), vocab_size=8192) is None

@@ -19,6 +19,12 @@ high drives the loss up within tens of steps, and a longer start would take in
 the rise it is to be measured against. The end is a mean over WINDOW steps: a
 batch of rare words raises one step's loss, not ten steps' mean, and a loss
 that falls, as training's does, never comes near the limit.
+
+Given the vocabulary size V, the limit is also at most 2 nats above ln V, the loss
+of guessing uniformly (label smoothing included), or above the first step's loss
+when a run started higher: a resumed run whose first steps already blew up (its
+start then taken in the rise) is caught too, and no run can end worse than
+guessing by a factor of e^2 = 7.4 in perplexity.
 """
 
 import collections
@@ -35,14 +41,29 @@ def divergence_limit(start):
   return start + max(start / 2.0, 2.0)
 
 
+def guessing_limit(vocab_size, first_loss):
+  """2 nats above the loss of guessing uniformly among `vocab_size` tokens (ln V), or above
+  `first_loss` when the run started higher."""
+  return max(math.log(max(vocab_size, 2)), first_loss) + 2.0
+
+
 class LossWatch:
   """Feeds on each step's loss per token; `check` raises a UserError once the mean of the
-  last `window` steps is above `divergence_limit` of the first `start_steps` steps' mean."""
+  last `window` steps is above `divergence_limit` of the first `start_steps` steps' mean
+  (or, with vocab_size, above `guessing_limit`)."""
 
-  def __init__(self, start_steps=START_STEPS, window=WINDOW):
+  def __init__(self, vocab_size=None, start_steps=START_STEPS, window=WINDOW):
+    self.vocab_size = vocab_size
     self.start_steps, self.window = start_steps, window
     self.first = []
     self.recent = collections.deque(maxlen=window)
+
+  def limit(self):
+    """The mean loss above which this run has diverged."""
+    start = sum(self.first) / len(self.first)
+    if self.vocab_size is None:
+      return divergence_limit(start)
+    return min(divergence_limit(start), guessing_limit(self.vocab_size, self.first[0]))
 
   def check(self, step, loss, last_checkpoint):
     """After `step` with `loss` per token; last_checkpoint: for the error, the newest saved."""
@@ -53,12 +74,13 @@ class LossWatch:
       return
     start = sum(self.first) / len(self.first)
     now = sum(self.recent) / len(self.recent)
-    if now <= divergence_limit(start):
+    limit = self.limit()
+    if now <= limit:
       return
     raise UserError(
         f"the loss became {now:.4g} at step {step} (mean of the last {self.window} steps), "
         f"far above the {start:.4g} of its first {self.start_steps} steps here (limit "
-        f"{divergence_limit(start):.4g}): "
+        f"{limit:.4g}): "
         f"training diverged; {_kept(last_checkpoint)}; lower the learning rate "
         f"(learning_rate_constant)")
 

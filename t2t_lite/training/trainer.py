@@ -217,7 +217,7 @@ class _Loop:
       print(f"resuming from {resumed} (step {step})", flush=True)
     progress = Progress(config.train_steps, step)
     flops, start = 0.0, time.monotonic()
-    time_limit, losses = TimeLimit(config.train_minutes), LossWatch()
+    time_limit, losses = TimeLimit(config.train_minutes), LossWatch(self.target_vocab_size)
     # Signals stop the loop after its step, cut an evaluation short (not on several workers,
     # whose evaluations are collective) and never a save (`stopping`).
     with StopRequested(interrupt_evaluations=not self.multi_worker) as stop:
