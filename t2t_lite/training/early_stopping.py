@@ -174,7 +174,7 @@ class MetricWatch:
 
   def observe(self, step, results, message):
     """Takes in the evaluation `results` at `step` (`Evaluator.evaluate`'s); writes best/
-    when they are the best so far, saying so through `message` (a line)."""
+    when they are the best so far after step 0, saying so through `message` (a line)."""
     value, description = self._value(results)
     if not math.isfinite(value):
       logging.warning("%s is %s at step %d: not a candidate for %s, nor counted for early "
@@ -182,6 +182,8 @@ class MetricWatch:
       return
     self.rule.observe(step, value)
     previous = self.best
+    if step == 0:  # The untrained model: early stopping's baseline, never the best model.
+      return
     if previous is None or is_better(value, previous["value"], self.minimize):
       reference_step, reference_value = self.rule.reference
       self.best = {"metric": self.name, "minimize": self.minimize, "value": value,
