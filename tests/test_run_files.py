@@ -13,7 +13,7 @@ from t2t_lite.json_files import DamagedFile
 from t2t_lite.run import Run
 from t2t_lite.run import description as run_files
 from t2t_lite.run.checkpoints import checkpoint_paths
-from tiny_runs import copy_run, tiny_data, tiny_run, tiny_train
+from tiny_runs import copy_run, snapshot, tiny_data, tiny_run, tiny_train
 
 VOCAB = "vocab.translate_from_files.model"
 
@@ -151,19 +151,8 @@ def test_a_damaged_split_marker_names_the_file_and_field(tmp_path_factory):
 def unchanged(before, directory):
   """Whether every file of `before` (a `snapshot`) is in directory as it was (files the
   command created, such as new event files, are not looked at)."""
-  after = snapshot(directory)
+  after = snapshot(directory, mtimes=True)
   return {name: after.get(name) for name in before} == before
-
-
-def snapshot(directory):
-  """{name: (bytes, mtime_ns)} of every file under `directory`."""
-  files = {}
-  for root, _, names in os.walk(directory):
-    for name in names:
-      path = os.path.join(root, name)
-      with open(path, "rb") as f:
-        files[os.path.relpath(path, directory)] = (f.read(), os.stat(path).st_mtime_ns)
-  return files
 
 
 def test_resuming_on_a_regenerated_vocabulary_is_refused_and_changes_nothing(
@@ -172,7 +161,7 @@ def test_resuming_on_a_regenerated_vocabulary_is_refused_and_changes_nothing(
   run = copy_run(output_dir, tmp_path / "run")
   # The same problem's data, generated anew with another vocabulary.
   other_data = tiny_data(str(tmp_path / "other"), vocab_size=320)
-  before = snapshot(run)
+  before = snapshot(run, mtimes=True)
   message = one_line_error(lambda: tiny_train(other_data, run, train_steps=5))
   assert message.startswith(f"the data's vocabulary {other_data}/{VOCAB} differs from "
                             f"{run}/{VOCAB}")
@@ -184,9 +173,10 @@ def test_resuming_on_a_regenerated_vocabulary_is_refused_and_changes_nothing(
 def test_a_run_with_nothing_to_do_or_refused_changes_no_file(tmp_path_factory, tmp_path):
   data_dir, output_dir = tiny_run(tmp_path_factory)
   run = copy_run(output_dir, tmp_path / "run")
-  before = snapshot(run)
+  before = snapshot(run, mtimes=True)
   tiny_train(data_dir, run, train_steps=3)  # Already at step 3: nothing to do.
-  assert unchanged(before, run) and set(snapshot(run)) == set(before)  # No new event files.
+  # Nothing rewritten, and no new file (no event files either).
+  assert unchanged(before, run) and set(snapshot(run)) == set(before)
   # A resume with another architecture is refused before anything is written.
   from t2t_lite.registry import HPARAMS, PROBLEMS
   from t2t_lite.training.config import TrainConfig
@@ -202,7 +192,8 @@ def test_a_run_with_nothing_to_do_or_refused_changes_no_file(tmp_path_factory, t
 def test_a_resume_with_the_same_settings_rewrites_no_run_file(tmp_path_factory, tmp_path):
   data_dir, output_dir = tiny_run(tmp_path_factory)
   run = copy_run(output_dir, tmp_path / "run")
-  described = {name: snapshot(run)[name] for name in ("hparams.json", "run.json", VOCAB)}
+  files = snapshot(run, mtimes=True)
+  described = {name: files[name] for name in ("hparams.json", "run.json", VOCAB)}
   tiny_train(data_dir, run, train_steps=4)
   assert [os.path.basename(p) for p in checkpoint_paths(run)][-1] == "ckpt-4"
   assert unchanged(described, run)

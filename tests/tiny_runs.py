@@ -64,3 +64,17 @@ def truncate(path, fraction=0.5):
   """Cuts a file to `fraction` of its size, as a crash or a full disk may."""
   with open(path, "r+b") as f:
     f.truncate(int(os.path.getsize(path) * fraction))
+
+
+def snapshot(directory, mtimes=False):
+  """{path relative to directory: bytes} of every file under `directory`; with mtimes,
+  {path: (bytes, mtime_ns)}, so that a file rewritten with the same bytes shows too."""
+  files = {}
+  for root, _, names in os.walk(directory):
+    for name in names:
+      path = os.path.join(root, name)
+      with open(path, "rb") as f:
+        content = f.read()
+      files[os.path.relpath(path, directory)] = (
+          (content, os.stat(path).st_mtime_ns) if mtimes else content)
+  return files
