@@ -13,8 +13,12 @@ tensorflow_text):
 
 The SentencePiece tokenizer, beam search (or greedy decoding) and detokenizer
 run inside the graph. Inputs are truncated to `max_input_length` tokens and
-blank inputs give blank outputs, as in t2t-decoder; inputs are padded to
-`max_input_length` (static shapes for the search).
+blank inputs give blank outputs, as in t2t-decoder. The search needs a static input
+width, and its cost grows with it (every step attends over width + extra_length cache
+positions and the whole padded memory): a batch is decoded at the first of
+`serving_widths(max_input_length)` (powers of two, then max_input_length) that holds
+its longest input, one traced search per width, and its ids padded back to the length
+of the widest.
 Problems whose targets are a representation of text (parsing: linearised trees)
 return that representation; t2t-decoder turns it into trees. A problem's count rule
 (parsing: one leaf per source word; t2t_lite.decoding.token_counts) holds in both
@@ -31,7 +35,7 @@ import tensorflow as tf
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
-from t2t_lite.decoding.model_decoding import decode_ids
+from t2t_lite.decoding.model_decoding import decode_ids, decode_length
 from t2t_lite.decoding.token_counts import CountRule, problem_counted_ids
 from t2t_lite.run import Run
 
@@ -52,6 +56,8 @@ class Exported(tf.Module):
     self.settings = settings  # DecodeHParams.
     self.max_input_length = max_input_length
     self.counted = problem_counted_ids(problem, target_vocab, settings)  # [vocab] or None.
+    self.widths = serving_widths(max_input_length)
+    self.decode_length = decode_length(model.hparams, max_input_length, settings.extra_length)
     self.translate = tf.function(
         self._translate, input_signature=[tf.TensorSpec(None, tf.string, name="sentences")])
     ids_spec = [tf.TensorSpec([None, max_input_length], tf.int32, name="ids")]
@@ -64,14 +70,26 @@ class Exported(tf.Module):
 
   def _decode_ids(self, ids, required_counts=None):
     """[batch, max_input_length] ids (and [batch] required counts under a count rule) ->
-    {"ids": [batch, beam, length], "scores": [batch, beam]}."""
+    {"ids": [batch, beam, decode_length], "scores": [batch, beam]}, decoded at the first
+    serving width that holds the longest input (the module doc)."""
+    input_lengths = tf.reduce_sum(tf.cast(tf.not_equal(ids, PAD_ID), tf.int32), axis=1)  # [batch]
+    longest = tf.reduce_max(tf.concat([input_lengths, [0]], axis=0))  # 0 for no sentence.
+    narrower = tf.reduce_sum(tf.cast(tf.constant(self.widths) < longest, tf.int32))
+    branches = [lambda width=width: self._decode_at_width(ids[:, :width], required_counts)
+                for width in self.widths]
+    decoded_ids, scores = tf.switch_case(tf.minimum(narrower, len(self.widths) - 1), branches)
+    return {"ids": decoded_ids, "scores": scores}
+
+  def _decode_at_width(self, ids, required_counts):
+    """ids [batch, width] -> (ids [batch, beam, decode_length] zero-padded, scores [batch, beam])."""
     settings = self.settings
     rule = None if self.counted is None else CountRule(tf.constant(self.counted),
                                                         required_counts)
     ids, scores = decode_ids(self._model(), ids, beam_size=settings.beam_size,
                              alpha=settings.alpha, extra_length=settings.extra_length,
                              count_rule=rule)
-    return {"ids": ids, "scores": scores}
+    padding = self.decode_length - ids.shape[2]
+    return tf.pad(ids, [[0, 0], [0, 0], [0, padding]]), scores
 
   def _translate(self, sentences):
     """[batch] strings (or one) -> translations [batch], scores [batch], n_best [batch, n]."""
@@ -86,8 +104,10 @@ class Exported(tf.Module):
     ids = tokens.to_tensor(default_value=PAD_ID, shape=[None, limit])  # [batch, limit]
     last = tf.equal(tf.range(limit), limit - 1)[None, :]              # [1, limit]
     ids = tf.where(tf.logical_and(too_long[:, None], last), EOS_ID, ids)
-    required = None if self.counted is None else self.problem.required_counts(sentences)
-    decoded = self._decode_ids(ids, required)                       # required: [batch]
+    if self.counted is None:
+      decoded = self.decode_ids(ids)
+    else:
+      decoded = self.decode_ids(ids, self.problem.required_counts(sentences))  # [batch]
     n = self.settings.n_best
     best_ids = decoded["ids"][:, :n]                                # [batch, n, length]
     batch = tf.shape(best_ids)[0]
@@ -99,6 +119,17 @@ class Exported(tf.Module):
     texts = tf.where(blank, "", texts)
     return {"translations": texts[:, 0], "scores": scores[:, 0], "n_best": texts,
             "n_best_scores": scores}
+
+
+def serving_widths(max_input_length, narrowest=8):
+  """The input widths an export decodes at: powers of two from `narrowest` below
+  max_input_length, then max_input_length (e.g. 128 -> [8, 16, 32, 64, 128])."""
+  widths = []
+  width = narrowest
+  while width < max_input_length:
+    widths.append(width)
+    width *= 2
+  return widths + [max_input_length]
 
 
 def assert_utf8(sentences):
