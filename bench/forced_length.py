@@ -30,6 +30,9 @@ class ForcedLength:
   def init_cache(self, memory, memory_bias, max_decode_length):
     return self.model.init_cache(memory, memory_bias, max_decode_length)
 
+  def grow_cache(self, cache, max_decode_length):
+    return self.model.grow_cache(cache, max_decode_length)
+
   def decode_step(self, ids, step, cache):
     logits, cache = self.model.decode_step(ids, step, cache)            # [n, vocab]
     return without_eos(logits), cache

@@ -14,6 +14,10 @@ Two large negatives, for two jobs:
     cannot be, e.g. an empty beam slot. Searches keep scores in float32 and
     compare them, so -inf is exact: it loses to every finite score and stays
     -inf when added to.
+
+PER_EXAMPLE ("per_example"): the entry of a decoding cache (a dict) that the searches
+neither tile nor reorder: one row per example, which all of its hypotheses read
+(the encoder's keys and values); every other cache tensor has a row per hypothesis.
 """
 
 PAD_ID = 0
@@ -23,3 +27,5 @@ WORD_START = "\u2581"
 
 MASKED_BIAS = -6e4
 IMPOSSIBLE_LOG_PROB = float("-inf")
+
+PER_EXAMPLE = "per_example"

@@ -16,9 +16,9 @@ run inside the graph. Inputs are truncated to `max_input_length` tokens and
 blank inputs give blank outputs, as in t2t-decoder. The search needs a static input
 width, and its cost grows with it (every step attends over width + extra_length cache
 positions and the whole padded memory): a batch is decoded at the first of
-`serving_widths(max_input_length)` (powers of two, then max_input_length) that holds
-its longest input, one traced search per width, and its ids padded back to the length
-of the widest.
+`input_widths(max_input_length, step=2)` (powers of two, then max_input_length) that
+holds its longest input, one traced search per width, and its ids padded back to the
+length of the widest.
 Problems whose targets are a representation of text (parsing: linearised trees)
 return that representation; t2t-decoder turns it into trees. A problem's count rule
 (parsing: one leaf per source word; t2t_lite.decoding.token_counts) holds in both
@@ -35,7 +35,7 @@ import tensorflow as tf
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
-from t2t_lite.decoding.model_decoding import decode_ids, decode_length
+from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
 from t2t_lite.decoding.token_counts import CountRule, problem_counted_ids
 from t2t_lite.run import Run
 
@@ -56,7 +56,7 @@ class Exported(tf.Module):
     self.settings = settings  # DecodeHParams.
     self.max_input_length = max_input_length
     self.counted = problem_counted_ids(problem, target_vocab, settings)  # [vocab] or None.
-    self.widths = serving_widths(max_input_length)
+    self.widths = input_widths(max_input_length, step=2)
     self.decode_length = decode_length(model.hparams, max_input_length, settings.extra_length)
     self.translate = tf.function(
         self._translate, input_signature=[tf.TensorSpec(None, tf.string, name="sentences")])
@@ -119,17 +119,6 @@ class Exported(tf.Module):
     texts = tf.where(blank, "", texts)
     return {"translations": texts[:, 0], "scores": scores[:, 0], "n_best": texts,
             "n_best_scores": scores}
-
-
-def serving_widths(max_input_length, narrowest=8):
-  """The input widths an export decodes at: powers of two from `narrowest` below
-  max_input_length, then max_input_length (e.g. 128 -> [8, 16, 32, 64, 128])."""
-  widths = []
-  width = narrowest
-  while width < max_input_length:
-    widths.append(width)
-    width *= 2
-  return widths + [max_input_length]
 
 
 def assert_utf8(sentences):

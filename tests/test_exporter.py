@@ -37,9 +37,3 @@ def test_exported_model_gives_the_decoders_output(trained_run, shared_data, tmp_
   assert "already holds files this command did not write" in \
       again.stderr.strip().splitlines()[-1]
 
-
-def test_serving_widths_are_powers_of_two_then_the_input_limit():
-  from t2t_lite.export import serving_widths
-  assert serving_widths(128) == [8, 16, 32, 64, 128]
-  assert serving_widths(40) == [8, 16, 32, 40]
-  assert serving_widths(5) == [5]

@@ -10,8 +10,11 @@ from keras import ops
 from decoding_fakes import teacher_forced_log_prob
 from model_fixtures import SMALL, VARIANTS, VOCAB, random_batch, small_model
 from t2t_lite.decoding.beam_search import beam_search
+from t2t_lite.decoding.cache_growth import CacheGrowth, doubling_capacities
+from t2t_lite.decoding.greedy import greedy_search
 from t2t_lite.decoding.lengths import EOS_ID
-from t2t_lite.decoding.model_decoding import decode_ids, decode_length, n_best, trim_after_eos
+from t2t_lite.decoding.model_decoding import (decode_ids, decode_length, input_widths, n_best,
+                                              trim_after_eos)
 
 EXTRA = 3
 
@@ -121,6 +124,40 @@ def test_beam_decoding_under_xla_equals_eager():
   xla_ids, xla_scores = tf.function(decode, jit_compile=True)(tf.constant(inputs))
   np.testing.assert_array_equal(xla_ids.numpy(), np.asarray(eager_ids))
   np.testing.assert_allclose(xla_scores.numpy(), np.asarray(eager_scores), atol=1e-5)
+
+
+@pytest.mark.parametrize("beam_size", [1, 3])
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_a_cache_grown_in_segments_decodes_as_one_allocated_whole(beam_size, jit_compile):
+  """Capacities 2, 4, 8, 10: three widenings before the limit of 10 positions."""
+  model = small_model(VARIANTS["pre_norm"])
+  inputs, _ = random_batch()
+  growth = CacheGrowth(doubling_capacities(10, first=2), model.grow_cache)
+  assert growth.capacities == (2, 4, 8, 10)
+
+  def decode(inputs, growth):
+    memory, memory_bias = model.encode(inputs)
+    cache = model.init_cache(memory, memory_bias, growth.capacities[0] if growth else 10)
+    initial_ids = tf.zeros([3], tf.int32)
+    if beam_size == 1:
+      ids, scores = greedy_search(model.decode_step, initial_ids, cache, max_decode_length=10,
+                                  growth=growth)
+      return ids, scores
+    return beam_search(model.decode_step, initial_ids, cache, beam_size=beam_size, alpha=0.6,
+                       max_decode_length=10, vocab_size=VOCAB, stop_early=False, growth=growth)
+  whole_ids, whole_scores = decode(inputs, None)
+  grown_ids, grown_scores = tf.function(decode, jit_compile=jit_compile)(tf.constant(inputs),
+                                                                         growth)
+  assert (np.asarray(whole_ids) != 0).sum(axis=-1).max() > 4  # Outputs past two widenings.
+  np.testing.assert_array_equal(np.asarray(grown_ids), np.asarray(whole_ids))
+  np.testing.assert_allclose(np.asarray(grown_scores), np.asarray(whole_scores), atol=1e-5)
+
+
+def test_input_widths_are_multiples_of_8_growing_by_the_step_then_the_widest():
+  assert input_widths(128, step=2) == [8, 16, 32, 64, 128]
+  assert input_widths(128, step=1.25) == [8, 16, 24, 32, 40, 56, 72, 96, 120, 128]
+  assert input_widths(40, step=2) == [8, 16, 32, 40]
+  assert input_widths(5, step=2) == [5]
 
 
 def test_decoding_length_is_the_input_width_plus_extra_within_the_caps():

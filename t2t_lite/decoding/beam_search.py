@@ -37,7 +37,8 @@ import typing
 import keras
 from keras import ops
 
-from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB
+from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB, PER_EXAMPLE
+from t2t_lite.decoding.cache_growth import while_growing
 from t2t_lite.decoding.lengths import (example_limits, force_eos_at_limit, length_penalty,
                                        read_column, write_column)
 from t2t_lite.decoding.token_counts import apply_count_rule
@@ -50,12 +51,13 @@ class BeamState(typing.NamedTuple):
   alive_log_probs: typing.Any  # [batch, beam] float32; -inf for empty slots.
   finished_seq: typing.Any     # [batch, beam, length + 1] int32
   finished_scores: typing.Any  # [batch, beam] float32, best first; -inf for empty slots.
-  cache: typing.Any            # nested structure, every tensor [batch * beam, ...]
+  cache: typing.Any            # nested structure, every tensor [batch * beam, ...] but
+                               # cache[PER_EXAMPLE]'s [batch, ...]
 
 
 def beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_length,
                 vocab_size, eos_id=EOS_ID, decode_lengths=None, stop_early=True,
-                count_rule=None):
+                count_rule=None, growth=None):
   """Beam search over `step_fn`; returns the n-best list of every example, best first.
 
   Args:
@@ -63,7 +65,8 @@ def beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_len
       vocab_size], cache)`, rows ordered example-major (row = example * beam + k).
     initial_ids: [batch] int32, the decoder input at step 0.
     cache: nested structure of tensors [batch, ...]; tiled here to [batch * beam, ...]
-      and reordered along with the hypotheses.
+      and reordered along with the hypotheses, except a dict's entry PER_EXAMPLE
+      (t2t_lite.constants), which step_fn gets as given.
     beam_size, alpha: the beam width and the length-penalty exponent (alpha >= 0).
     max_decode_length: Python int, the positions allocated (static shapes).
     vocab_size: Python int, the size of the logits' last axis.
@@ -71,6 +74,8 @@ def beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_len
     decode_lengths: optional [batch] per-example limits (lengths.py states the rule).
     stop_early: stop an example once its n-best list cannot change (the module doc).
     count_rule: optional `CountRule` (token_counts.py states the rule).
+    growth: optional `CacheGrowth` (cache_growth.py): `cache` then has room for
+      growth.capacities[0] positions and grows as the search goes on.
 
   Returns:
     sequences: [batch, beam, max_decode_length] int32, the generated ids of each
@@ -100,7 +105,7 @@ def beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_len
     return (_grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_rule),)
 
   state = _initial_state(initial_ids, cache, beam_size, max_decode_length)
-  (state,) = ops.while_loop(cond, body, (state,))
+  state = while_growing(cond, body, state, growth)
   filled = ops.isfinite(state.finished_scores)[:, :, None]        # [batch, beam, 1]
   sequences = ops.where(filled, state.finished_seq[:, :, 1:], 0)  # [batch, beam, length]
   return sequences, state.finished_scores
@@ -120,7 +125,7 @@ def _initial_state(initial_ids, cache, beam_size, max_decode_length):
       alive_log_probs=alive_log_probs,
       finished_seq=ops.zeros_like(alive_seq),
       finished_scores=ops.full((batch, beam_size), IMPOSSIBLE_LOG_PROB, "float32"),
-      cache=keras.tree.map_structure(lambda t: ops.repeat(t, beam_size, axis=0), cache))
+      cache=map_per_hypothesis(lambda t: ops.repeat(t, beam_size, axis=0), cache))
 
 
 def _grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_rule):
@@ -172,7 +177,15 @@ def gather_beams(tensor, indices):
 def reorder_cache(cache, origins):
   """cache tensors [batch * beam, ...]; origins [batch, beam] the old beam of each new one."""
   rows = _flat_rows(origins, origins.shape[1])                    # [batch * beam]
-  return keras.tree.map_structure(lambda t: ops.take(t, rows, axis=0), cache)
+  return map_per_hypothesis(lambda t: ops.take(t, rows, axis=0), cache)
+
+
+def map_per_hypothesis(fn, cache):
+  """fn applied to every tensor of the cache but those of its PER_EXAMPLE entry."""
+  if isinstance(cache, dict) and PER_EXAMPLE in cache:
+    rest = {key: value for key, value in cache.items() if key != PER_EXAMPLE}
+    return {**keras.tree.map_structure(fn, rest), PER_EXAMPLE: cache[PER_EXAMPLE]}
+  return keras.tree.map_structure(fn, cache)
 
 
 def _flat_rows(indices, n):

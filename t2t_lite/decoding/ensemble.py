@@ -3,12 +3,14 @@
     model = EnsembleModel([model_a, model_b])
     decode_ids(model, inputs, beam_size=4, ...)   # model_decoding.py, unchanged
 
-`EnsembleModel` has the decoding interface of a `Transformer` (`encode`,
-`init_cache`, `decode_step`, `hparams`, `target_vocab_size`, and a teacher-forced
-call for scoring), so the searches and the `Translator` take it as they take one
-model. Each member keeps its own encoder output and its own decoder cache (the
-ensemble's cache is the list of theirs, every tensor batch first, so beam search
-tiles and reorders them as one). A step's output is
+`EnsembleModel` has the decoding interface of a `Transformer` (`encode`, `init_cache`,
+`grow_cache`, `decode_step`, `hparams`, `target_vocab_size`, and a teacher-forced call
+for scoring), so the searches and the `Translator` take it as they take one
+model. Each member keeps its own encoder output and its own decoder cache: the
+ensemble's cache holds the list of theirs, less their PER_EXAMPLE entries, which
+go together under its own PER_EXAMPLE entry, so that beam search tiles and
+reorders the members' caches as one and none of their encoder outputs. A step's
+output is
 
     log p(y) = log((1 / N) * sum_m p_m(y)) = logsumexp_m(log_softmax(logits_m)) - log N
 
@@ -22,6 +24,8 @@ import dataclasses
 import math
 
 from keras import ops
+
+from t2t_lite.constants import PER_EXAMPLE
 
 
 class EnsembleModel:
@@ -58,14 +62,25 @@ class EnsembleModel:
     return [memory for memory, _ in encoded], [bias for _, bias in encoded]
 
   def init_cache(self, memories, memory_biases, max_decode_length):
-    """The members' caches, a list in member order (each as `Transformer.init_cache`)."""
-    return [m.init_cache(memory, bias, max_decode_length)
-            for m, memory, bias in zip(self.models, memories, memory_biases)]
+    """{"members": the members' caches less their PER_EXAMPLE entries, PER_EXAMPLE: those
+    entries}, lists in member order (each cache as `Transformer.init_cache`)."""
+    caches = [m.init_cache(memory, bias, max_decode_length)
+              for m, memory, bias in zip(self.models, memories, memory_biases)]
+    return {"members": [{k: v for k, v in c.items() if k != PER_EXAMPLE} for c in caches],
+            PER_EXAMPLE: [c[PER_EXAMPLE] for c in caches]}
+
+  def grow_cache(self, cache, max_decode_length):
+    """Each member's cache with room for `max_decode_length` steps (`Transformer.grow_cache`)."""
+    members = [m.grow_cache(c, max_decode_length) for m, c in zip(self.models, cache["members"])]
+    return dict(cache, members=members)
 
   def decode_step(self, ids, step, cache):
-    """ids [batch] -> (log-probs [batch, vocab] float32 of the mean distribution, caches)."""
-    results = [m.decode_step(ids, step, c) for m, c in zip(self.models, cache)]
-    return mean_of_probabilities([logits for logits, _ in results]), [c for _, c in results]
+    """ids [rows] -> (log-probs [rows, vocab] float32 of the mean distribution, cache)."""
+    results = [m.decode_step(ids, step, dict(c, **{PER_EXAMPLE: shared}))
+               for m, c, shared in zip(self.models, cache["members"], cache[PER_EXAMPLE])]
+    members = [{k: v for k, v in c.items() if k != PER_EXAMPLE} for _, c in results]
+    return (mean_of_probabilities([logits for logits, _ in results]),
+            {"members": members, PER_EXAMPLE: cache[PER_EXAMPLE]})
 
 
 def mean_of_probabilities(logits):

@@ -10,6 +10,7 @@ import typing
 from keras import ops
 
 from t2t_lite.constants import EOS_ID, PAD_ID
+from t2t_lite.decoding.cache_growth import while_growing
 from t2t_lite.decoding.lengths import (example_limits, force_eos_at_limit, read_column,
                                        write_column)
 from t2t_lite.decoding.token_counts import apply_count_rule
@@ -25,7 +26,7 @@ class GreedyState(typing.NamedTuple):
 
 
 def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_ID,
-                  decode_lengths=None, count_rule=None):
+                  decode_lengths=None, count_rule=None, growth=None):
   """Greedy decoding over `step_fn`.
 
   Args:
@@ -36,6 +37,8 @@ def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_
     eos_id: the end-of-sequence id.
     decode_lengths: optional [batch] per-example limits (lengths.py states the rule).
     count_rule: optional `CountRule` (token_counts.py states the rule).
+    growth: optional `CacheGrowth` (cache_growth.py): `cache` then has room for
+      growth.capacities[0] positions and grows as the search goes on.
 
   Returns:
     sequences: [batch, max_decode_length] int32, the emitted ids up to and including
@@ -71,5 +74,5 @@ def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_
   state = GreedyState(step=ops.convert_to_tensor(0, "int32"), sequences=sequences,
                       log_probs=ops.zeros((batch,), "float32"),
                       ended=ops.zeros((batch,), "bool"), cache=cache)
-  (state,) = ops.while_loop(cond, body, (state,))
+  state = while_growing(cond, body, state, growth)
   return state.sequences[:, 1:], state.log_probs

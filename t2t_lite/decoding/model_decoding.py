@@ -9,6 +9,10 @@ its last one forced to be EOS (lengths.py). Two caps apply to both: the caller's
 `max_decode_length` when given, and for learned positions (`hparams.pos ==
 "emb"`) `hparams.max_length`, the rows of the position table: the decoder input at
 step i uses position i, so no step can go past it. Sinusoids have no such cap.
+
+The cache. A model with `grow_cache(cache, capacity)` starts with a cache of
+cache_growth.FIRST_CAPACITY positions, which the search widens (doubling) as it
+goes (cache_growth.py); one without it gets the whole length up front.
 """
 
 import numpy as np
@@ -16,6 +20,7 @@ from keras import ops
 
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.beam_search import beam_search
+from t2t_lite.decoding.cache_growth import CacheGrowth, doubling_capacities
 from t2t_lite.decoding.greedy import greedy_search
 from t2t_lite.decoding.lengths import length_penalty, sequence_lengths
 
@@ -31,6 +36,22 @@ def decode_length(hparams, input_width, extra_length, max_decode_length=None):
     raise ValueError(f"decoding length {length} < 1: input width {input_width}, "
                      f"extra_length {extra_length}, max_decode_length {max_decode_length}")
   return length
+
+
+def input_widths(widest, step, multiple=8):
+  """The widths batches of inputs are padded to: multiples of `multiple`, each at least
+  `step` times the one before, then `widest` (for 128: step 1.25 gives 8, 16, 24, 32, 40,
+  56, 72, 96, 120, 128; step 2 gives 8, 16, 32, 64, 128).
+
+  Each width is one more trace of the search (seconds on a CPU), while a wider batch
+  costs only its encoder and encoder-decoder attention over the padding: the cache
+  grows with the output, not with the width (cache_growth.py).
+  """
+  widths, width = [], multiple
+  while width < widest:
+    widths.append(width)
+    width = max(width + multiple, -(-int(width * step) // multiple) * multiple)
+  return widths + [widest]
 
 
 def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_length=None,
@@ -61,19 +82,27 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
     raise ValueError("decode_ids needs inputs of static width: pad batches to fixed widths")
   length = decode_length(model.hparams, input_width, extra_length, max_decode_length)
   memory, memory_bias = model.encode(inputs)
-  cache = model.init_cache(memory, memory_bias, length)
+  growth = cache_growth(model, length)
+  cache = model.init_cache(memory, memory_bias, growth.capacities[0] if growth else length)
   input_lengths = ops.sum(ops.cast(ops.not_equal(inputs, PAD_ID), "int32"), axis=1)  # [batch]
   decode_lengths = input_lengths + extra_length                                     # [batch]
   initial_ids = ops.zeros_like(input_lengths)                                       # [batch]
   if beam_size == 1:
     ids, log_probs = greedy_search(model.decode_step, initial_ids, cache,
                                    max_decode_length=length, decode_lengths=decode_lengths,
-                                   count_rule=count_rule)
+                                   count_rule=count_rule, growth=growth)
     scores = log_probs / length_penalty(sequence_lengths(ids), alpha)  # [batch]
     return ids[:, None], scores[:, None]
   return beam_search(model.decode_step, initial_ids, cache, beam_size=beam_size, alpha=alpha,
                      max_decode_length=length, vocab_size=model.target_vocab_size,
-                     decode_lengths=decode_lengths, count_rule=count_rule)
+                     decode_lengths=decode_lengths, count_rule=count_rule, growth=growth)
+
+
+def cache_growth(model, length):
+  """The `CacheGrowth` of a model decoded into `length` positions; None for a model
+  without `grow_cache`."""
+  grow = getattr(model, "grow_cache", None)
+  return None if grow is None else CacheGrowth(doubling_capacities(length), grow)
 
 
 def trim_after_eos(ids, eos_id=EOS_ID):

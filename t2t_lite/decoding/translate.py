@@ -11,8 +11,9 @@ Rules, whatever the input holds:
 - a line longer than `max_input_length` tokens (default: the model's
   `max_length`) is truncated to it, with a warning naming the line;
 - inputs are sorted by length into batches of `batch_size` sentences, padded
-  to tensor2tensor's bucket boundaries (few distinct shapes to compile), and
-  restored to their order; several local GPUs decode batches side by side;
+  to one of few widths (`input_widths`: each new width is a trace, seconds on
+  a CPU), and restored to their order; several local GPUs decode batches side
+  by side;
 - a problem with a count rule (parsing: one leaf per source word) decodes
   under it unless the settings say `count_rule=False` (token_counts.py).
 """
@@ -24,8 +25,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, PAD_ID
-from t2t_lite.data.batching import bucket_boundaries
-from t2t_lite.decoding.model_decoding import decode_ids, n_best
+from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
 from t2t_lite.decoding.token_counts import CountRule, problem_counted_ids
 from t2t_lite.progress_line import ProgressLine
 from t2t_lite.strategy import uses_gpu
@@ -45,10 +45,9 @@ class Translator:
     self.strategy = run.strategy
     self.settings = settings
     self.input_limit = settings.input_limit(self.hparams)  # None: inputs are never cut.
-    widest = self.input_limit or self.hparams.max_length
-    self.boundaries = bucket_boundaries(widest) + [widest]
-    # One trace per (batch, width): widths are bucket boundaries, so few (decode_ids
-    # needs static widths, hence no reduce_retracing). The searches loop with
+    self.widths = input_widths(self.input_limit or self.hparams.max_length, step=1.25)
+    # One trace per (batch, width), and few widths (decode_ids needs static widths,
+    # hence no reduce_retracing). The searches loop with
     # keras.ops.while_loop: no autograph needed.
     self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy),
                                autograph=False)
@@ -107,10 +106,10 @@ class Translator:
     return encoded
 
   def _width(self, longest):
-    """The padded width of a batch: the first bucket boundary >= its longest input; past
-    the last one (inputs never truncated), the next multiple of the last one."""
-    widest = self.boundaries[-1]
-    return next((b for b in self.boundaries if b >= longest), -(-longest // widest) * widest)
+    """The padded width of a batch: the first of `widths` >= its longest input; past the
+    last one (inputs never truncated), the next multiple of the last one."""
+    widest = self.widths[-1]
+    return next((w for w in self.widths if w >= longest), -(-longest // widest) * widest)
 
   def _decode_group(self, group, required_group):
     """Up to `replicas` batches of id lists, and each sentence's required count (the count

@@ -129,6 +129,16 @@ class MultiHeadAttention(BuiltByFirstCall, keras.layers.Layer):
                          values)                                         # [b, t, h, d_v]
     return self.output_dense(context)                                    # [b, t, d_model]
 
+  def attend_cached_per_example(self, query_input, keys, values, bias):
+    """`attend_cached` for a search's hypotheses: query_input [batch * k, 1, d_model] (k
+    per example, example-major) over keys and values [batch, heads, s, depth] that an
+    example's k hypotheses share -> [batch * k, 1, d_model]. Each example's k queries are
+    one product: the keys are neither copied k times nor reordered with the beams."""
+    batch, d_model = ops.shape(keys)[0], query_input.shape[-1]
+    queries = ops.reshape(query_input, (batch, -1, d_model))             # [batch, k, d_model]
+    output = self.attend_cached(queries, keys, values, bias)             # [batch, k, d_model]
+    return ops.reshape(output, (-1, 1, output.shape[-1]))                # [batch * k, 1, ...]
+
   def call_with_cache(self, query_input, step, cached_keys, cached_values, bias):
     """Self-attention of one new position over a fixed-size cache (inference only).
 

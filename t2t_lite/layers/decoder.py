@@ -48,21 +48,23 @@ class DecoderLayer(BuiltByFirstCall, keras.layers.Layer):
     y = self.self_attention(y, y, self_bias, training=training)
     return self.self_attention_residual.postprocess(x, y, training=training)
 
-  def step(self, x, step, layer_cache, self_bias, memory_bias):
-    """One position at inference: x [batch, 1, d_model] at index `step`.
+  def step(self, x, step, layer_cache, memory_cache, self_bias, memory_bias):
+    """One position at inference: x [rows, 1, d_model] at index `step`, rows = batch * k
+    (k hypotheses of each example, example-major).
 
-    layer_cache holds "keys"/"values" [batch, heads, cache_length, depth] of this
-    layer's self-attention and "memory_keys"/"memory_values" [batch, heads, s, depth]
-    (heads first: `MultiHeadAttention.project_cache`).
-    Returns ([batch, 1, d_model], the updated layer cache).
+    layer_cache holds "keys"/"values" [rows, heads, cache_length, depth] of this
+    layer's self-attention; memory_cache "keys"/"values" [batch, heads, s, depth], which
+    the k hypotheses of an example share (heads first: `MultiHeadAttention.project_cache`);
+    memory_bias is [batch, 1, 1, s].
+    Returns ([rows, 1, d_model], the updated layer cache).
     """
     y = self.self_attention_residual.preprocess(x)
     y, keys, values = self.self_attention.call_with_cache(
         y, step, layer_cache["keys"], layer_cache["values"], self_bias)
     x = self.self_attention_residual.postprocess(x, y, training=False)
-    y = self.memory_attention.attend_cached(
-        self.memory_attention_residual.preprocess(x), layer_cache["memory_keys"],
-        layer_cache["memory_values"], memory_bias)
+    y = self.memory_attention.attend_cached_per_example(
+        self.memory_attention_residual.preprocess(x), memory_cache["keys"],
+        memory_cache["values"], memory_bias)
     x = self._memory_residual_and_feed_forward(x, y, False)
     return x, dict(layer_cache, keys=keys, values=values)
 
@@ -109,10 +111,11 @@ class Decoder(BuiltByFirstCall, keras.layers.Layer):
       x = layer(x, memory, self_bias, memory_bias, training=False)
     return self_weights, memory_weights
 
-  def step(self, x, step, layer_caches, self_bias, memory_bias):
-    """x [batch, 1, d_model] -> ([batch, 1, d_model], updated list of layer caches)."""
+  def step(self, x, step, layer_caches, memory_caches, self_bias, memory_bias):
+    """x [rows, 1, d_model] -> ([rows, 1, d_model], updated list of layer caches); the
+    arguments as `DecoderLayer.step` takes them, the caches one per layer."""
     new_caches = []
-    for layer, layer_cache in zip(self.blocks, layer_caches):
-      x, layer_cache = layer.step(x, step, layer_cache, self_bias, memory_bias)
+    for layer, layer_cache, memory_cache in zip(self.blocks, layer_caches, memory_caches):
+      x, layer_cache = layer.step(x, step, layer_cache, memory_cache, self_bias, memory_bias)
       new_caches.append(layer_cache)
     return apply_final_norm(self.final_norm, x), new_caches

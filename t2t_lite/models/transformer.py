@@ -12,7 +12,10 @@ pure function:
       logits, cache = model.decode_step(ids, step, cache)   # ids: [batch]
 
 The cache is a nested structure of fixed-shape tensors, every one with the batch
-first, so a beam search can tile and reorder it with one `keras.tree.map_structure`.
+first, so a beam search can tile and reorder it with one `keras.tree.map_structure`;
+its PER_EXAMPLE entry (the encoder's keys and values) keeps one row per example,
+which a search's k hypotheses of that example read together (ids then has batch * k
+rows, example-major).
 """
 
 import dataclasses
@@ -20,6 +23,7 @@ import dataclasses
 import keras
 from keras import ops
 
+from t2t_lite.constants import PER_EXAMPLE
 from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias, step_bias
@@ -112,36 +116,48 @@ class Transformer(BuiltByFirstCall, keras.Model):
 
     Encoder-decoder keys and values are computed once here. Shapes (heads first,
     the layout every step reads without copying: `MultiHeadAttention.project_cache`):
-      memory_bias:        [batch, 1, 1, s]
       layers[i].keys:     [batch, heads, max_decode_length, d_k]   (zeros)
       layers[i].values:   [batch, heads, max_decode_length, d_v]   (zeros)
-      layers[i].memory_keys / memory_values: [batch, heads, s, d_k / d_v]
+      PER_EXAMPLE.memory_bias: [batch, 1, 1, s]
+      PER_EXAMPLE.memory[i].keys / values: [batch, heads, s, d_k / d_v]
     """
     batch = ops.shape(memory)[0]
-    layers = []
+    layers, memory_layers = [], []
     for layer in self.decoder.blocks:
       attention = layer.self_attention
-      memory_keys, memory_values = layer.memory_attention.project_cache(memory)
       layers.append({
           "keys": ops.zeros((batch, attention.num_heads, max_decode_length,
                              attention.key_depth), dtype=memory.dtype),
           "values": ops.zeros((batch, attention.num_heads, max_decode_length,
                                attention.value_depth), dtype=memory.dtype),
-          "memory_keys": memory_keys,
-          "memory_values": memory_values,
       })
-    return {"memory_bias": memory_bias, "layers": layers}
+      keys, values = layer.memory_attention.project_cache(memory)
+      memory_layers.append({"keys": keys, "values": values})
+    return {"layers": layers,
+            PER_EXAMPLE: {"memory_bias": memory_bias, "memory": memory_layers}}
+
+  def grow_cache(self, cache, max_decode_length):
+    """The cache with room for `max_decode_length` steps (no fewer than it has): the
+    self-attention keys and values zero-padded along their length axis."""
+    def widened(t):  # [rows, heads, length, depth] -> [rows, heads, max_decode_length, depth]
+      return ops.pad(t, [[0, 0], [0, 0], [0, max_decode_length - t.shape[2]], [0, 0]])
+    layers = [{"keys": widened(layer["keys"]), "values": widened(layer["values"])}
+              for layer in cache["layers"]]
+    return dict(cache, layers=layers)
 
   def decode_step(self, ids, step, cache):
     """One decoding step at position `step` (a scalar, may be a tensor).
 
-    ids: [batch] the token at position `step` of the decoder input (0 at step 0,
-    then the previous output). Returns (logits [batch, vocab] float32, new cache).
+    ids: [rows] the token at position `step` of the decoder input (0 at step 0,
+    then the previous output); rows = batch * k (k hypotheses per example, example-major)
+    for the cache's batch rows of PER_EXAMPLE. Returns (logits [rows, vocab] float32,
+    new cache).
     """
     cache_length = ops.shape(cache["layers"][0]["keys"])[2]
     x = self._embed(self.target_embedding, self.target_positions, ids[:, None], step, False)
-    x, layers = self.decoder.step(x, step, cache["layers"], step_bias(step, cache_length),
-                                  cache["memory_bias"])
+    encoded = cache[PER_EXAMPLE]
+    x, layers = self.decoder.step(x, step, cache["layers"], encoded["memory"],
+                                  step_bias(step, cache_length), encoded["memory_bias"])
     return self._logits(x)[:, 0], dict(cache, layers=layers)
 
   def _embed(self, embedding, positions, ids, start, training):
