@@ -15,6 +15,7 @@ import tempfile
 import time
 
 from bench import report
+from bench import ctranslate2_decoding
 from bench.gpu import document as gpu_document
 from t2t_lite.atomic_files import write_text_atomic
 
@@ -93,6 +94,20 @@ def runs(chosen):
   return chosen_runs
 
 
+# Written by programs that need a trained run or a GPU (and annotated by hand): a plain
+# run keeps them as they are, or writes their placeholders.
+KEPT_SECTIONS = (gpu_document.SECTION, ctranslate2_decoding.SECTION)
+
+
+def with_kept_sections(text, path):
+  """The new document's text followed by each kept section of the document at `path`."""
+  for section in KEPT_SECTIONS:
+    current = section.current(path)
+    text = (text.rstrip("\n") + "\n\n" + current if current
+            else section.replace(text, section.placeholder))
+  return text
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--output", default=os.path.join("docs", "benchmarks.md"))
@@ -119,12 +134,8 @@ def main():
   command = "make bench    # or: .venv/bin/python -m bench" + (
       f" {' '.join(sys.argv[1:])}" if sys.argv[1:] else "")
   os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
-  # The GPU section is written by `python -m bench.gpu` on a GPU machine (and annotated by
-  # hand): a CPU run keeps it as it is.
-  gpu_section = gpu_document.current_section(args.output)
   text = report.markdown_document(sections, command, seconds)
-  write_text_atomic(args.output, text.rstrip("\n") + "\n\n" + gpu_section if gpu_section
-                    else gpu_document.replace_section(text, gpu_document.PLACEHOLDER))
+  write_text_atomic(args.output, with_kept_sections(text, args.output))
   print(f"\nwrote {args.output} ({seconds / 60:.1f} minutes)")
 
 

@@ -13,7 +13,11 @@ this process (bench/timing.py); peak memory is measured with each implementation
 fresh process that imports only what it needs (CTranslate2 rows: no TensorFlow).
 
     python -m bench.ctranslate2_decoding --run=RUN [--checkpoint=RUN/ckpt-N] [--source=FILE] \\
-        [--sentences=200] [--beam_size=4] [--threads=2] [--repeats=3] [--translations_dir=DIR]
+        [--sentences=200] [--beam_size=4] [--threads=2] [--repeats=3] [--translations_dir=DIR] \\
+        [--document=docs/benchmarks.md]
+
+With --document, its tables become that document's section `SECTION`, which a plain
+`python -m bench` (no trained run at hand) keeps as it is.
 """
 
 import argparse
@@ -24,12 +28,18 @@ import sys
 import tempfile
 
 from bench import report, timing
+from bench.kept_sections import KeptSection
 
 T2T_DECODER, SAVED_MODEL = "t2t-decoder (Run.translate)", "SavedModel (t2t-exporter)"
 CT2_FLOAT32, CT2_INT8 = "CTranslate2 float32", "CTranslate2 int8"
 IMPLEMENTATIONS = (T2T_DECODER, SAVED_MODEL, CT2_FLOAT32, CT2_INT8)
 FILE_NAMES = {T2T_DECODER: "t2t_decoder", SAVED_MODEL: "saved_model",
               CT2_FLOAT32: "ctranslate2_float32", CT2_INT8: "ctranslate2_int8"}
+SECTION = KeptSection(
+    "## Serving a trained model on the CPU", "serving",
+    "Still to be measured: `python -m bench.ctranslate2_decoding --run=RUN "
+    "--document=docs/benchmarks.md` times t2t-decoder, the SavedModel and CTranslate2 "
+    "exports of a trained run (docs/reproduce_multi30k.sh makes one) and writes this section.")
 BATCH_SIZE = 32  # t2t-decoder's default batch; the others get batches of the same size.
 DEFAULT_SOURCE = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
                               "multi30k", "test_2016_flickr.en")
@@ -180,8 +190,8 @@ def run(args):
                  report.ratio(seconds[name], seconds[T2T_DECODER]),
                  report.gib(memory[name]["peak"]),
                  f"{memory[name]['peak'] / memory[T2T_DECODER]['peak']:.2f}x", f"{same:.1%}"])
-  notes = [f"Run: {os.path.abspath(args.run)} ({args.checkpoint or 'newest checkpoint'}); "
-           f"{len(lines)} sentences of {args.source}; beam "
+  notes = [f"Run: {args.run} ({args.checkpoint or 'newest checkpoint'}); "
+           f"{len(lines)} sentences of {os.path.relpath(args.source)}; beam "
            f"{args.beam_size}, batches of {BATCH_SIZE}; t2t_lite's alpha: the problem's; "
            f"CTranslate2's length_penalty {args.length_penalty}; {args.threads} threads "
            f"(TensorFlow intra- and inter-op, CTranslate2 intra_threads); medians of "
@@ -213,12 +223,26 @@ def main():
   parser.add_argument("--memory_case", choices=IMPLEMENTATIONS, help=argparse.SUPPRESS)
   parser.add_argument("--export_dir", help=argparse.SUPPRESS)
   parser.add_argument("--json", help="Also save the tables (or one memory case) here.")
+  parser.add_argument("--document", help="Also write the tables as this Markdown document's "
+                                         "section (docs/benchmarks.md).")
   args = parser.parse_args()
   if args.memory_case:
     with open(args.json, "w", encoding="utf-8") as f:
       json.dump(memory_case(args.memory_case, args), f)
     return
-  report.emit(run(args), args.json)
+  tables = run(args)
+  report.emit(tables, args.json)
+  if args.document:
+    SECTION.write(args.document, section_body(tables, sys.argv[1:]))
+    print(f"\nwrote the serving section of {args.document}")
+
+
+def section_body(tables, arguments):
+  """The Markdown between the section's markers: the command, then the tables."""
+  command = " ".join(["python -m bench.ctranslate2_decoding"] + arguments)
+  what = " ".join(__doc__.split("\n\n")[:2]).replace("\n", " ")
+  lines = [what, "", "```", command, "```", ""]
+  return "\n".join(lines + [table.markdown() + "\n" for table in tables])
 
 
 if __name__ == "__main__":

@@ -1,20 +1,8 @@
-"""The GPU section of docs/benchmarks.md: the text between its two markers, and nothing else.
+"""The GPU section of docs/benchmarks.md (bench/kept_sections.py: the text between its
+two markers, and nothing else), written by `python -m bench.gpu`."""
 
-    ## GPU
-    <!-- gpu:begin -->
-    ...written by `python -m bench.gpu`...
-    <!-- gpu:end -->
+from bench.kept_sections import KeptSection
 
-A document without the markers gets them: in place of its "## GPU" section's
-body when it has that heading, else as a new section at its end.
-"""
-
-import os
-
-from t2t_lite.atomic_files import write_text_atomic
-
-BEGIN, END = "<!-- gpu:begin -->", "<!-- gpu:end -->"
-HEADING = "## GPU"
 COMMAND = "KERAS_BACKEND=jax python -m bench.gpu"
 PLACEHOLDER = (
     "GPU numbers are still to be measured: run `python -m bench.gpu` on a GPU machine "
@@ -23,37 +11,8 @@ PLACEHOLDER = (
     "transformer_big) on Keras's JAX backend in bfloat16 against PyTorch eager and "
     "`torch.compile`, and greedy and beam decoding against a PyTorch cached decoder, "
     "and writes this section.")
-
-
-def replace_section(document, body):
-  """document (Markdown text) with the text between the markers replaced by `body`."""
-  block = f"{BEGIN}\n{body.strip()}\n{END}"
-  if BEGIN in document and END in document.split(BEGIN, 1)[1]:
-    before, rest = document.split(BEGIN, 1)
-    return before + block + rest.split(END, 1)[1]
-  lines = document.rstrip("\n").split("\n")
-  if HEADING in lines:
-    start = lines.index(HEADING)
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
-               len(lines))
-    tail = lines[end:]
-    return "\n".join(lines[:start + 1] + ["", block] + ([""] + tail if tail else [])) + "\n"
-  before = document.rstrip("\n") + "\n\n" if document.strip() else ""
-  return f"{before}{HEADING}\n\n{block}\n"
-
-
-def current_section(path):
-  """The whole GPU section of the document at `path` (its heading, the measured text between
-  the markers and whatever was written after them, up to the next section), or None."""
-  if not os.path.exists(path):
-    return None
-  with open(path, encoding="utf-8") as f:
-    lines = f.read().rstrip("\n").split("\n")
-  if HEADING not in lines:
-    return None
-  start = lines.index(HEADING)
-  end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-  return "\n".join(lines[start:end]).rstrip("\n") + "\n"
+SECTION = KeptSection("## GPU", "gpu", PLACEHOLDER)
+replace_section, current_section, write_section = SECTION.replace, SECTION.current, SECTION.write
 
 
 def section_body(machine_lines, tables, command, minutes, smoke, isolated):
@@ -72,11 +31,3 @@ def section_body(machine_lines, tables, command, minutes, smoke, isolated):
     lines += [table.markdown(), ""]
   return "\n".join(lines)
 
-
-def write_section(path, body):
-  """Replaces the GPU section of the document at `path` (created when missing)."""
-  document = ""
-  if os.path.exists(path):
-    with open(path, encoding="utf-8") as f:
-      document = f.read()
-  write_text_atomic(path, replace_section(document, body))
