@@ -2,8 +2,9 @@
 
 Decoding: greedy, one batch of random inputs, the model of decoding_speed.py,
 every sentence emitting exactly `length` tokens. With a cache, a step costs the
-same at any position but for attention over the cache (t2t_lite's fixed-size
-cache attends over all of it, the masked part too); without one, step i re-runs
+same at any position but for attention over the cache (t2t_lite's cache starts
+at 16 positions and doubles as the output grows, and each step attends over all of
+it, the masked part too: t2t_lite/decoding/cache_growth.py); without one, step i re-runs
 the decoder over i positions, so the time per token grows with the length.
 Training: one TrainStep (XLA off) and the PyTorch peer at a fixed number of
 tokens per batch (sentences x length), so the per-token cost of every matrix

@@ -140,7 +140,7 @@ class MultiHeadAttention(BuiltByFirstCall, keras.layers.Layer):
     return ops.reshape(output, (-1, 1, output.shape[-1]))                # [batch * k, 1, ...]
 
   def call_with_cache(self, query_input, step, cached_keys, cached_values, bias):
-    """Self-attention of one new position over a fixed-size cache (inference only).
+    """Self-attention of one new position over a cache of static size (inference only).
 
     query_input: [batch, 1, d_model], the input at position `step`.
     cached_keys: [batch, heads, cache_length, d_k]; cached_values likewise with d_v.
