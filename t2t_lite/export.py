@@ -81,7 +81,8 @@ class Exported(tf.Module):
     return {"ids": decoded_ids, "scores": scores}
 
   def _decode_at_width(self, ids, required_counts):
-    """ids [batch, width] -> (ids [batch, beam, decode_length] zero-padded, scores [batch, beam])."""
+    """ids [batch, width] -> (ids [batch, beam, decode_length], zero-padded; scores
+    [batch, beam])."""
     settings = self.settings
     rule = None if self.counted is None else CountRule(tf.constant(self.counted),
                                                         required_counts)
