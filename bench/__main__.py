@@ -7,15 +7,13 @@ machine's description and each program's own description of what it compares.
 """
 
 import argparse
-import ast
 import os
 import subprocess
 import sys
 import tempfile
 import time
 
-from bench import report
-from bench import ctranslate2_decoding
+from bench import ctranslate2_decoding, report
 from bench.gpu import document as gpu_document
 from t2t_lite.atomic_files import write_text_atomic
 
@@ -43,27 +41,6 @@ AVX2_INTRO = ("The training tables again, every framework's kernels held to AVX2
 PROGRAM_TIMEOUT_S = 600
 # real_batches runs t2t-trainer twice (XLA off, then on: a compilation per length bucket).
 LONGER_TIMEOUT_S = {"real_batches": 1500}
-
-
-def description(program):
-  """A program's docstring as Markdown, without its title and usage lines: what it measures.
-
-  Lines indented by two spaces start list items; lines indented deeper continue them.
-  """
-  path = os.path.join(os.path.dirname(__file__), f"{program}.py")
-  with open(path, encoding="utf-8") as f:
-    text = ast.get_docstring(ast.parse(f.read())) or ""
-  lines = []
-  for line in text.splitlines()[1:]:
-    if line.strip().startswith("python "):
-      continue
-    if line.startswith("   ") and lines:
-      lines[-1] += " " + line.strip()
-    elif line.startswith("  "):
-      lines.append("- " + line.strip())
-    else:
-      lines.append(("\n" if lines and lines[-1].startswith("- ") else "") + line)
-  return "\n".join(lines).strip()
 
 
 def run_program(program, repeats, json_path, environment=None):
@@ -124,7 +101,7 @@ def main():
                            os.path.join(scratch, f"{index}_{program}.json"), environment)
       command_text = f"{environment_text(environment)}python -m bench.{program}"
       took = f"`{command_text}` took {time.perf_counter() - program_start:.0f} s."
-      intro = description(program) if environment is None else AVX2_INTRO
+      intro = report.description(program) if environment is None else AVX2_INTRO
       xla_tables += [table for table in tables if table.section == XLA_SECTION[0]]
       sections.append((heading, f"{intro}\n\n{took}",
                        [table for table in tables if table.section != XLA_SECTION[0]]))

@@ -1,9 +1,10 @@
-"""Decoding a trained run on the CPU four ways, side by side: t2t-decoder's translator, the
-SavedModel (t2t-exporter's default export), and CTranslate2 exports in float32 and int8.
+"""t2t-decoder, the SavedModel and CTranslate2 (float32, int8) decoding a trained run on a CPU.
 
-The same model (the run's newest checkpoint, or --checkpoint), the same sentences, text in
-and text out (tokenizing and detokenizing included), beam search of the same width in
-batches of the same size, each with its own length penalty: t2t_lite's ((5 + len) / 6) **
+Four ways side by side: t2t-decoder's translator, the SavedModel (t2t-exporter's default
+export), and CTranslate2 exports in float32 and int8. The same model (the run's newest
+checkpoint, or --checkpoint), the same sentences, text in and text out (tokenizing and
+detokenizing included), beam search of the same width in batches of the same size, each
+with its own length penalty: t2t_lite's ((5 + len) / 6) **
 alpha (the problem's alpha, len counting EOS) and CTranslate2's len ** length_penalty (len
 without EOS). They cannot be equal; they grow alike around outputs of L tokens (the same
 derivative of their logarithms) when length_penalty = alpha * L / (L + 6): `--length_penalty`,
@@ -16,8 +17,8 @@ fresh process that imports only what it needs (CTranslate2 rows: no TensorFlow).
         [--sentences=200] [--beam_size=4] [--threads=2] [--repeats=3] [--translations_dir=DIR] \\
         [--document=docs/benchmarks.md]
 
-With --document, its tables become that document's section `SECTION`, which a plain
-`python -m bench` (no trained run at hand) keeps as it is.
+With --document, the tables go into a section of docs/benchmarks.md of their own, which
+a plain `python -m bench` (no trained run at hand) keeps as it is.
 """
 
 import argparse
@@ -240,8 +241,7 @@ def main():
 def section_body(tables, arguments):
   """The Markdown between the section's markers: the command, then the tables."""
   command = " ".join(["python -m bench.ctranslate2_decoding"] + arguments)
-  what = " ".join(__doc__.split("\n\n")[:2]).replace("\n", " ")
-  lines = [what, "", "```", command, "```", ""]
+  lines = [report.description("ctranslate2_decoding"), "", "```", command, "```", ""]
   return "\n".join(lines + [table.markdown() + "\n" for table in tables])
 
 

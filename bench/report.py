@@ -1,5 +1,6 @@
 """Tables as the benchmarks print them, the machine they ran on, and docs/benchmarks.md."""
 
+import ast
 import dataclasses
 import importlib.metadata
 import json
@@ -125,6 +126,32 @@ def _version(distribution):
     return importlib.metadata.version(distribution)
   except importlib.metadata.PackageNotFoundError:
     return "not installed"
+
+
+def description(program):
+  """A program's docstring as Markdown, without its title and usage lines: what it measures.
+
+  Usage lines start with "python " (lines indented deeper continue them). Lines indented
+  by two spaces start list items; lines indented deeper continue them.
+  """
+  path = os.path.join(os.path.dirname(__file__), f"{program}.py")
+  with open(path, encoding="utf-8") as f:
+    text = ast.get_docstring(ast.parse(f.read())) or ""
+  lines, usage = [], False
+  for line in text.splitlines()[1:]:
+    if line.strip().startswith("python "):
+      usage = True
+      continue
+    if usage and line.startswith("   "):  # The usage line goes on.
+      continue
+    usage = False
+    if line.startswith("   ") and lines:
+      lines[-1] += " " + line.strip()
+    elif line.startswith("  "):
+      lines.append("- " + line.strip())
+    else:
+      lines.append(("\n" if lines and lines[-1].startswith("- ") else "") + line)
+  return "\n".join(lines).strip()
 
 
 def markdown_document(sections, command, seconds):

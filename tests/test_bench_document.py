@@ -33,3 +33,13 @@ def test_the_serving_program_writes_only_its_own_section(tmp_path):
   text = path.read_text()
   assert text.startswith(NEW + "\n## GPU\n\nkept\n")
   assert text.endswith("<!-- serving:begin -->\nmeasured\n<!-- serving:end -->\n")
+
+
+def test_program_descriptions_leave_out_their_usage_lines_continued_ones_too():
+  from bench import report
+  for program, usage in (("training_throughput", "[--mixed_precision=bfloat16]"),
+                         ("ctranslate2_decoding", "[--sentences=200]"),
+                         ("real_batches", "[--hparams=length_bucket_step=1.65]"),
+                         ("memory", "--case=NAME")):
+    text = report.description(program)
+    assert text and usage not in text, (program, text[:300])

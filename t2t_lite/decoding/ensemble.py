@@ -66,7 +66,7 @@ class EnsembleModel:
     entries}, lists in member order (each cache as `Transformer.init_cache`)."""
     caches = [m.init_cache(memory, bias, max_decode_length)
               for m, memory, bias in zip(self.models, memories, memory_biases)]
-    return {"members": [{k: v for k, v in c.items() if k != PER_EXAMPLE} for c in caches],
+    return {"members": [_per_hypothesis(c) for c in caches],
             PER_EXAMPLE: [c[PER_EXAMPLE] for c in caches]}
 
   def grow_cache(self, cache, max_decode_length):
@@ -78,9 +78,14 @@ class EnsembleModel:
     """ids [rows] -> (log-probs [rows, vocab] float32 of the mean distribution, cache)."""
     results = [m.decode_step(ids, step, dict(c, **{PER_EXAMPLE: shared}))
                for m, c, shared in zip(self.models, cache["members"], cache[PER_EXAMPLE])]
-    members = [{k: v for k, v in c.items() if k != PER_EXAMPLE} for _, c in results]
+    members = [_per_hypothesis(c) for _, c in results]
     return (mean_of_probabilities([logits for logits, _ in results]),
             {"members": members, PER_EXAMPLE: cache[PER_EXAMPLE]})
+
+
+def _per_hypothesis(cache):
+  """A member's cache less its PER_EXAMPLE entry."""
+  return {key: value for key, value in cache.items() if key != PER_EXAMPLE}
 
 
 def mean_of_probabilities(logits):

@@ -58,9 +58,8 @@ class LossWatch:
     self.first = []
     self.recent = collections.deque(maxlen=window)
 
-  def limit(self):
-    """The mean loss above which this run has diverged."""
-    start = sum(self.first) / len(self.first)
+  def limit(self, start):
+    """The mean loss above which this run, starting at `start` (mean), has diverged."""
     if self.vocab_size is None:
       return divergence_limit(start)
     return min(divergence_limit(start), guessing_limit(self.vocab_size, self.first[0]))
@@ -74,7 +73,7 @@ class LossWatch:
       return
     start = sum(self.first) / len(self.first)
     now = sum(self.recent) / len(self.recent)
-    limit = self.limit()
+    limit = self.limit(start)
     if now <= limit:
       return
     raise UserError(
