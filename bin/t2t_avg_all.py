@@ -10,32 +10,38 @@ a checkpoint of RUN that does not read is skipped with a warning. With
 newest average at each new checkpoint (t2t_lite.training.rolling_average).
 """
 
-from absl import flags
+import dataclasses
 
 from t2t_lite.bin import common
+from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.shared_settings import shared
 
-FLAGS = flags.FLAGS
-flags.DEFINE_string("model_dir", None, "Run directory holding the checkpoints to average.")
-common.define_shared_flags("output_dir")
-flags.DEFINE_integer("n", 5, "How many of the latest checkpoints to average "
-                     "(paper: 5 for base, 20 for big).")
-flags.DEFINE_integer("min_steps", 0, "Ignore checkpoints with fewer steps.")
-flags.DEFINE_integer("wait_minutes", 0, "Wait up to N minutes for a new checkpoint, "
-                     "averaging again at each one (cf. --save_checkpoints_secs).")
+
+@dataclasses.dataclass(frozen=True)
+class AvgAllFlags:
+  """Which checkpoints to average, and where to write the average."""
+  model_dir: str = setting(None, "Run directory holding the checkpoints to average.")
+  output_dir: str = shared("output_dir")
+  n: int = setting(5, "How many of the latest checkpoints to average (paper: 5 for base, 20 "
+                   "for big).")
+  min_steps: int = setting(0, "Ignore checkpoints with fewer steps.")
+  wait_minutes: int = setting(0, "Wait up to N minutes for a new checkpoint, averaging again "
+                              "at each one (cf. --save_checkpoints_secs).")
+
+
+define_flags(AvgAllFlags)
 
 
 def main(argv):
-  from t2t_lite.command_line import reject_positional
   reject_positional(argv)
-  from t2t_lite.errors import UserError
+  args = flag_values(AvgAllFlags)
   from t2t_lite.training.rolling_average import average_as_they_appear
-  if not FLAGS.model_dir or not FLAGS.output_dir:
-    raise UserError("--model_dir (the run to read) and --output_dir (where to write the "
-                    "average) are both required")
+  require(args, model_dir="the run directory whose checkpoints to average",
+          output_dir="the directory to write the average in")
   from t2t_lite.writer_lock import holding
-  with holding(FLAGS.output_dir):  # For every average it writes (--wait_minutes: many).
-    average_as_they_appear(FLAGS.model_dir, FLAGS.output_dir, FLAGS.n, FLAGS.min_steps,
-                           FLAGS.wait_minutes)
+  with holding(args.output_dir):  # For every average it writes (--wait_minutes: many).
+    average_as_they_appear(args.model_dir, args.output_dir, args.n, args.min_steps,
+                           args.wait_minutes)
   return 0
 
 

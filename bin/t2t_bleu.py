@@ -15,59 +15,63 @@ file named `*-STEP` there, in step order, and --event_dir writes the scores to
 TensorBoard at those steps.
 """
 
-from absl import flags
+import dataclasses
 
 from t2t_lite.bin import common
+from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.bleu import BLEU_VARIANTS, DEFAULT_LANGUAGE, score_files
 
-flags.DEFINE_string("translation", None,
-                    "Translated text, detokenized, one sentence per line (UTF-8).")
-flags.DEFINE_list("reference", None,
-                  "Reference file, detokenized, line i matching line i of --translation; "
-                  "several references: comma-separated files.")
-flags.DEFINE_string("translations_dir", None,
-                    "Instead of --translation: score every file of this directory named "
-                    "*-STEP (STEP: the training step that translated it), in step order.")
-flags.DEFINE_string("event_dir", None, "With --translations_dir: write the scores to "
-                    "TensorBoard events here, at each file's step (tags BLEU_cased, ...).")
-flags.DEFINE_enum("bleu_variant", "both", BLEU_VARIANTS,
-                  "Which scores to print: cased, uncased, or both (the compound-split BLEU "
-                  "is cased, the lowercased tokenized BLEU uncased).")
-flags.DEFINE_string("language", DEFAULT_LANGUAGE,
-                    "Language of the translations, for Moses' tokenizer in the "
-                    "tokenized BLEUs (tokenizer.perl -l): de, en, fr, ...")
 
-FLAGS = flags.FLAGS
+@dataclasses.dataclass(frozen=True)
+class BleuFlags:
+  """What to score against what, and which scores to print."""
+  translation: str = setting(None, "Translated text, detokenized, one sentence per line "
+                             "(UTF-8).")
+  reference: list = setting(None, "Reference file, detokenized, line i matching line i of "
+                            "--translation; several references: comma-separated files.")
+  translations_dir: str = setting(None, "Instead of --translation: score every file of this "
+                                  "directory named *-STEP (STEP: the training step that "
+                                  "translated it), in step order.")
+  event_dir: str = setting(None, "With --translations_dir: write the scores to TensorBoard "
+                           "events here, at each file's step (tags BLEU_cased, ...).")
+  bleu_variant: str = setting("both", "Which scores to print: cased, uncased, or both (the "
+                              "compound-split BLEU is cased, the lowercased tokenized BLEU "
+                              "uncased).", choices=BLEU_VARIANTS)
+  language: str = setting(DEFAULT_LANGUAGE, "Language of the translations, for Moses' "
+                          "tokenizer in the tokenized BLEUs (tokenizer.perl -l): de, en, fr, "
+                          "...")
+
+
+define_flags(BleuFlags)
 
 
 def main(argv):
-  from t2t_lite.command_line import reject_positional
   reject_positional(argv)
-  if FLAGS.translation and FLAGS.translations_dir:
+  args = flag_values(BleuFlags)
+  if args.translation and args.translations_dir:
     raise UserError("give --translation=FILE or --translations_dir=DIR, not both")
-  if not FLAGS.translation and not FLAGS.translations_dir:
+  if not args.translation and not args.translations_dir:
     raise UserError("--translation=FILE is required (or --translations_dir=DIR)")
-  if not FLAGS.reference:
-    raise UserError("--reference=FILE is required")
-  if FLAGS.event_dir and not FLAGS.translations_dir:
+  require(args, reference="the reference translation file(s) to score against")
+  if args.event_dir and not args.translations_dir:
     raise UserError("--event_dir goes with --translations_dir")
-  if FLAGS.translations_dir:
-    return _score_directory()
-  report = score_files(FLAGS.translation, FLAGS.reference, FLAGS.language)
-  print("\n".join(report.lines(FLAGS.bleu_variant)))
+  if args.translations_dir:
+    return _score_directory(args)
+  report = score_files(args.translation, args.reference, args.language)
+  print("\n".join(report.lines(args.bleu_variant)))
   return 0
 
 
-def _score_directory():
+def _score_directory(args):
   from t2t_lite.metrics.bleu_dir import BleuEvents, score_translations_dir
   events = None  # Made once the directory's files passed their checks.
-  for step, path, report in score_translations_dir(FLAGS.translations_dir, FLAGS.reference,
-                                                   FLAGS.language):
+  for step, path, report in score_translations_dir(args.translations_dir, args.reference,
+                                                   args.language):
     print(f"{path} (step {step})")
-    print("\n".join(report.lines(FLAGS.bleu_variant)), flush=True)
-    if FLAGS.event_dir:
-      events = events or BleuEvents(FLAGS.event_dir, FLAGS.bleu_variant)
+    print("\n".join(report.lines(args.bleu_variant)), flush=True)
+    if args.event_dir:
+      events = events or BleuEvents(args.event_dir, args.bleu_variant)
       events.write(step, report)
   return 0
 

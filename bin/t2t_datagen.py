@@ -8,60 +8,80 @@
 It prints a progress line while it reads and a summary at the end.
 """
 
+import dataclasses
 import os
 import tempfile
 
-from absl import flags
-
 from t2t_lite.bin import common
+from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.shared_settings import shared
 
-FLAGS = flags.FLAGS
 SPLITS = ("train", "dev", "test")
 
-common.define_shared_flags("problem", "data_dir", "tmp_dir", "vocab_size")
-for _split in SPLITS:
-  flags.DEFINE_string(f"{_split}_source", None,
-                      f"Source-language text of the {_split} split, one sentence a line.")
-  flags.DEFINE_string(f"{_split}_target", None,
-                      f"Target-language text of the {_split} split, line-aligned with "
-                      f"--{_split}_source.")
-  flags.DEFINE_string(f"{_split}_tsv", None,
-                      f"The {_split} split as one file of source<TAB>target lines.")
-flags.DEFINE_bool("progress", True, "Show a progress line on stderr while reading.")
+
+def _source(split):
+  return setting(None, f"Source-language text of the {split} split, one sentence a line.")
+
+
+def _target(split):
+  return setting(None, f"Target-language text of the {split} split, line-aligned with "
+                 f"--{split}_source.")
+
+
+def _tsv(split):
+  return setting(None, f"The {split} split as one file of source<TAB>target lines.")
+
+
+@dataclasses.dataclass(frozen=True)
+class DatagenFlags:
+  """The problem, where to write it, and a user's own files for it."""
+  problem: str = shared("problem")
+  data_dir: str = shared("data_dir")
+  tmp_dir: str = shared("tmp_dir")
+  vocab_size: int = shared("vocab_size")
+  train_source: str = _source("train")
+  train_target: str = _target("train")
+  train_tsv: str = _tsv("train")
+  dev_source: str = _source("dev")
+  dev_target: str = _target("dev")
+  dev_tsv: str = _tsv("dev")
+  test_source: str = _source("test")
+  test_target: str = _target("test")
+  test_tsv: str = _tsv("test")
+  progress: bool = setting(True, "Show a progress line on stderr while reading.")
+
+
+define_flags(DatagenFlags)
 
 
 def main(argv):
-  from t2t_lite.command_line import reject_positional
   reject_positional(argv)
+  args = flag_values(DatagenFlags)
   from t2t_lite.data.problem import Sources
   from t2t_lite.errors import UserError
   from t2t_lite.registry import PROBLEMS
-  if not FLAGS.problem:
-    raise UserError("--problem is required, e.g. --problem=translate_from_files "
-                    "(t2t-trainer --registry_help lists all)")
-  if not FLAGS.data_dir:
-    raise UserError("--data_dir is required: the directory to write the vocabulary and "
-                    "TFRecords into")
-  problem = PROBLEMS[FLAGS.problem]()
-  data_dir = os.path.abspath(os.path.expanduser(FLAGS.data_dir))
+  require(args, problem="the problem to generate, e.g. translate_from_files (t2t-trainer "
+          "--registry_help lists all)", data_dir="the directory to write the vocabulary and TFRecords into")
+  problem = PROBLEMS[args.problem]()
+  data_dir = os.path.abspath(os.path.expanduser(args.data_dir))
   if os.path.exists(data_dir) and not os.path.isdir(data_dir):
-    raise UserError(f"--data_dir={FLAGS.data_dir} is a file, not a directory")
-  tmp_dir = FLAGS.tmp_dir or os.path.join(tempfile.gettempdir(), "t2t_datagen")
+    raise UserError(f"--data_dir={args.data_dir} is a file, not a directory")
+  tmp_dir = args.tmp_dir or os.path.join(tempfile.gettempdir(), "t2t_datagen")
   sources = Sources(tmp_dir=os.path.abspath(os.path.expanduser(tmp_dir)),
-                    files=_split_files(UserError), tsv=_split_tsv())
+                    files=_split_files(args, UserError), tsv=_split_tsv(args))
   from t2t_lite.writer_lock import holding
   with holding(data_dir):  # One writer: a second t2t-datagen on it is refused in one line.
-    summary = problem.generate_data(data_dir, sources, vocab_size=FLAGS.vocab_size,
-                                    progress=FLAGS.progress)
+    summary = problem.generate_data(data_dir, sources, vocab_size=args.vocab_size,
+                                    progress=args.progress)
   print(summary)
   return 0
 
 
-def _split_files(user_error):
+def _split_files(args, user_error):
   """{split: (source_path, target_path)} from the flags given in pairs."""
   files = {}
   for split in SPLITS:
-    source, target = FLAGS[f"{split}_source"].value, FLAGS[f"{split}_target"].value
+    source, target = getattr(args, f"{split}_source"), getattr(args, f"{split}_target")
     if bool(source) != bool(target):
       given, missing = (f"{split}_source", f"{split}_target") if source else (
           f"{split}_target", f"{split}_source")
@@ -71,9 +91,9 @@ def _split_files(user_error):
   return files
 
 
-def _split_tsv():
-  return {split: _path(FLAGS[f"{split}_tsv"].value) for split in SPLITS
-          if FLAGS[f"{split}_tsv"].value}
+def _split_tsv(args):
+  return {split: _path(getattr(args, f"{split}_tsv")) for split in SPLITS
+          if getattr(args, f"{split}_tsv")}
 
 
 def _path(path):

@@ -19,47 +19,58 @@ Several comma-separated run directories (one problem, one vocabulary) decode as 
 ensemble: at each step the mean of their probabilities (t2t_lite.run.ensemble).
 """
 
+import dataclasses
 import sys
 
-from absl import flags
 from absl import logging
 
 from t2t_lite.bin import common
+from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.shared_settings import TRAINED_RUN, shared
 
-FLAGS = flags.FLAGS
-common.define_shared_flags("problem", "output_dir", "checkpoint_path", "decode_hparams")
-flags.DEFINE_string("decode_from_file", None, "Input file, one sentence per line.")
-flags.DEFINE_string("decode_to_file", None, "Output file, one line per input line "
-                    "(default: standard output).")
-flags.DEFINE_bool("decode_interactive", False, "Read sentences from standard input, one "
-                  "per line, and print each translation as it is done.")
-flags.DEFINE_string("score_file", None, "Instead of decoding: score each `input<TAB>target` "
-                    "line of this file (its loss per target token), one score per line.")
+
+@dataclasses.dataclass(frozen=True)
+class DecoderFlags:
+  """The run(s) to decode with, and what to decode."""
+  output_dir: str = shared("output_dir")
+  checkpoint_path: str = shared("checkpoint_path")
+  problem: str = shared("problem")
+  decode_hparams: str = shared("decode_hparams")
+  decode_from_file: str = setting(None, "Input file, one sentence per line.")
+  decode_to_file: str = setting(None, "Output file, one line per input line (default: "
+                                "standard output).")
+  decode_interactive: bool = setting(False, "Read sentences from standard input, one per "
+                                     "line, and print each translation as it is done.")
+  score_file: str = setting(None, "Instead of decoding: score each `input<TAB>target` line "
+                            "of this file (its loss per target token), one score per line.")
+
+
+define_flags(DecoderFlags)
 
 
 def main(argv):
-  from t2t_lite.command_line import reject_positional
   reject_positional(argv)
+  args = flag_values(DecoderFlags)
   from t2t_lite.data.text_files import read_lines
   from t2t_lite.atomic_files import write_text_atomic
   from t2t_lite.errors import UserError
   from t2t_lite.output_paths import check_output_file
   from t2t_lite.run.ensemble import open_runs
-  common.require_run_dir()
-  if FLAGS.score_file and (FLAGS.decode_from_file or FLAGS.decode_interactive):
+  require(args, output_dir=TRAINED_RUN)
+  if args.score_file and (args.decode_from_file or args.decode_interactive):
     raise UserError("--score_file goes without --decode_from_file and --decode_interactive")
-  if not FLAGS.score_file and bool(FLAGS.decode_from_file) == FLAGS.decode_interactive:
+  if not args.score_file and bool(args.decode_from_file) == args.decode_interactive:
     raise UserError("pass exactly one of --decode_from_file=FILE and --decode_interactive")
-  source = FLAGS.score_file or FLAGS.decode_from_file
-  if FLAGS.decode_to_file:
-    check_output_file(FLAGS.decode_to_file, "--decode_to_file", [source])
-  lines = None if FLAGS.decode_interactive else list(read_lines(source))
-  translator = open_runs(FLAGS.output_dir, FLAGS.checkpoint_path, FLAGS.problem).translator(
-      FLAGS.decode_hparams)
-  if FLAGS.decode_interactive:
+  source = args.score_file or args.decode_from_file
+  if args.decode_to_file:
+    check_output_file(args.decode_to_file, "--decode_to_file", [source])
+  lines = None if args.decode_interactive else list(read_lines(source))
+  translator = open_runs(args.output_dir, args.checkpoint_path, args.problem).translator(
+      args.decode_hparams)
+  if args.decode_interactive:
     _decode_interactively(translator)
     return 0
-  if FLAGS.score_file:
+  if args.score_file:
     from t2t_lite.decoding.scoring import score_lines
     outputs = score_lines(translator, lines)
   else:
@@ -68,8 +79,8 @@ def main(argv):
       logging.info("%d of %d decoded lines were malformed and repaired", translator.repaired,
                    translator.decoded)
   text = "".join(line + "\n" for line in outputs)
-  if FLAGS.decode_to_file:
-    write_text_atomic(FLAGS.decode_to_file, text)
+  if args.decode_to_file:
+    write_text_atomic(args.decode_to_file, text)
   else:
     sys.stdout.write(text)
   return 0

@@ -12,43 +12,54 @@ tensorflow_text:
     model.signatures["serving_default"](sentences=tf.constant(["Hello."]))["translations"]
 """
 
-from absl import flags
+import dataclasses
 
 from t2t_lite.bin import common
+from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
 from t2t_lite.errors import UserError
 from t2t_lite.export_ctranslate2 import QUANTIZATIONS, export_ctranslate2
+from t2t_lite.shared_settings import TRAINED_RUN, shared
 
-FLAGS = flags.FLAGS
-common.define_shared_flags("output_dir", "checkpoint_path", "decode_hparams")
-flags.DEFINE_string("export_dir", None, "Where to write the SavedModel "
-                    "(default: <output_dir>/export): a new or empty directory, or an earlier "
-                    "export, which is replaced once the new one is complete.")
-flags.DEFINE_enum("export_format", "savedmodel", ["savedmodel", "ctranslate2"],
-                  "savedmodel: the SavedModel (t2t_lite.export); ctranslate2: a CTranslate2 "
-                  "model directory with the SentencePiece model beside it (default export_dir "
-                  "<output_dir>/ctranslate2[_QUANTIZATION]; needs pip install "
-                  "t2t_lite[ctranslate2]; t2t_lite.export_ctranslate2).")
-flags.DEFINE_enum("quantization", None, list(QUANTIZATIONS),
-                  "With --export_format=ctranslate2: the weights' type (default float32).")
+
+@dataclasses.dataclass(frozen=True)
+class ExporterFlags:
+  """The run to export, and where and how to export it."""
+  output_dir: str = shared("output_dir")
+  checkpoint_path: str = shared("checkpoint_path")
+  decode_hparams: str = shared("decode_hparams")
+  export_dir: str = setting(None, "Where to write the SavedModel (default: "
+                            "<output_dir>/export): a new or empty directory, or an earlier "
+                            "export, which is replaced once the new one is complete.")
+  export_format: str = setting(
+      "savedmodel", "savedmodel: the SavedModel (t2t_lite.export); ctranslate2: a "
+      "CTranslate2 model directory with the SentencePiece model beside it (default "
+      "export_dir <output_dir>/ctranslate2[_QUANTIZATION]; needs pip install "
+      "t2t_lite[ctranslate2]; t2t_lite.export_ctranslate2).",
+      choices=("savedmodel", "ctranslate2"))
+  quantization: str = setting(None, "With --export_format=ctranslate2: the weights' type "
+                              "(default float32).", choices=tuple(QUANTIZATIONS))
+
+
+define_flags(ExporterFlags)
 
 
 def main(argv):
-  from t2t_lite.command_line import reject_positional
   reject_positional(argv)
-  common.require_run_dir()
-  if FLAGS.export_format == "ctranslate2":
-    if FLAGS.decode_hparams:
+  args = flag_values(ExporterFlags)
+  require(args, output_dir=TRAINED_RUN)
+  if args.export_format == "ctranslate2":
+    if args.decode_hparams:
       raise UserError("--decode_hparams does not apply to --export_format=ctranslate2: "
                       "CTranslate2 takes its decoding options when it translates")
-    path = export_ctranslate2(FLAGS.output_dir, FLAGS.export_dir, FLAGS.checkpoint_path,
-                              FLAGS.quantization)
-  elif FLAGS.quantization:
-    raise UserError(f"--quantization={FLAGS.quantization} needs --export_format=ctranslate2; "
+    path = export_ctranslate2(args.output_dir, args.export_dir, args.checkpoint_path,
+                              args.quantization)
+  elif args.quantization:
+    raise UserError(f"--quantization={args.quantization} needs --export_format=ctranslate2; "
                     f"the SavedModel keeps the run's float32 weights")
   else:
     from t2t_lite.export import export_run
-    path = export_run(FLAGS.output_dir, FLAGS.export_dir, FLAGS.checkpoint_path,
-                      FLAGS.decode_hparams)
+    path = export_run(args.output_dir, args.export_dir, args.checkpoint_path,
+                      args.decode_hparams)
   print(f"exported {path}")
   return 0
 

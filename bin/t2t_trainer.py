@@ -4,40 +4,55 @@
         --data_dir=DATA --output_dir=RUN [--hparams='batch_size=4096'] ...
 
 Run again, it resumes from the latest checkpoint in --output_dir. `batch_size` is tokens
-per replica (`t2t_lite.training.trainer`); the flags are `t2t_lite.training.config`'s.
+per replica (`t2t_lite.training.trainer`); how to train is `t2t_lite.training.config`'s
+flags, what to train these.
 """
 
-from absl import flags
+import dataclasses
 
 from t2t_lite import command_line, registry, summary
 from t2t_lite.bin import common
+from t2t_lite.command_line import setting
+from t2t_lite.shared_settings import shared
 from t2t_lite.training.config import TrainConfig
 
-FLAGS = flags.FLAGS
-common.define_shared_flags("problem", "model", "hparams_set", "hparams", "data_dir",
-                           "output_dir", "vocab_size", "decode_hparams")
-command_line.define_flags(TrainConfig)
-flags.DEFINE_bool("registry_help", False, "List the registered problems, hparams sets and "
-                  "models, then exit.")
-flags.DEFINE_bool("summary", False, "Build the model, print each part's parameter count and a "
-                  "final line total_params=N, then exit. Needs --vocab_size or --problem with "
-                  "--data_dir.")
+
+@dataclasses.dataclass(frozen=True)
+class TrainerFlags:
+  """What to train, and the two modes that train nothing."""
+  problem: str = shared("problem")
+  model: str = shared("model")
+  hparams_set: str = shared("hparams_set")
+  hparams: str = shared("hparams")
+  data_dir: str = shared("data_dir")
+  vocab_size: int = shared("vocab_size")
+  registry_help: bool = setting(False, "List the registered problems, hparams sets and "
+                                "models, then exit.")
+  summary: bool = setting(False, "Build the model, print each part's parameter count and a "
+                          "final line total_params=N, then exit. Needs --vocab_size or "
+                          "--problem with --data_dir.")
+
+
+command_line.define_flags(TrainerFlags)
+command_line.define_flags(TrainConfig, module_name=__name__)
 
 
 def main(argv):
   command_line.reject_positional(argv)
-  if FLAGS.registry_help:
+  args = command_line.flag_values(TrainerFlags)
+  if args.registry_help:
     print(registry.registry_help())
     return 0
-  hparams = registry.hparams_for(FLAGS.hparams_set, FLAGS.hparams)
-  if FLAGS.summary:
-    print(summary.summary_for(FLAGS.model, hparams, FLAGS.vocab_size, FLAGS.problem,
-                              FLAGS.data_dir))
+  hparams = registry.hparams_for(args.hparams_set, args.hparams)
+  if args.summary:
+    print(summary.summary_for(args.model, hparams, args.vocab_size, args.problem,
+                              args.data_dir))
     return 0
-  command_line.require("to train (see t2t-trainer --helpfull)", "problem", "data_dir", "output_dir")
-  config = command_line.config_from_flags(TrainConfig, flags=common.flags_used())
+  command_line.require(args, problem="what to train on (t2t-trainer --registry_help lists "
+                       "them)", data_dir="the directory t2t-datagen wrote the problem's data in")
+  config = command_line.flag_values(TrainConfig, flags=command_line.flags_used())
   from t2t_lite.training.trainer import train  # Heavy: only when training.
-  train(registry.PROBLEMS[FLAGS.problem](), hparams, config, FLAGS.data_dir)
+  train(registry.PROBLEMS[args.problem](), hparams, config, args.data_dir)
   return 0
 
 

@@ -12,41 +12,47 @@ heat maps with HTML pages labelled by the SentencePiece tokens; open
 DIR/index.html (see `t2t_lite.visualization.page` for the files).
 """
 
+import dataclasses
 import os
 
-from absl import flags
-
 from t2t_lite.bin import common
+from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.shared_settings import TRAINED_RUN, shared
 
-FLAGS = flags.FLAGS
-common.define_shared_flags("output_dir", "checkpoint_path")
-flags.DEFINE_string("sentence", None, "The source sentence whose attention is drawn.")
-flags.DEFINE_string("target", None, "A target text to force instead of the greedy "
-                    "translation of --sentence.")
-flags.DEFINE_string("visualize_dir", None, "Where to write index.html and the heat maps.")
+
+@dataclasses.dataclass(frozen=True)
+class VisualizeFlags:
+  """The run, the sentence, and where to draw its attention."""
+  output_dir: str = shared("output_dir")
+  checkpoint_path: str = shared("checkpoint_path")
+  sentence: str = setting(None, "The source sentence whose attention is drawn.")
+  target: str = setting(None, "A target text to force instead of the greedy translation of "
+                        "--sentence.")
+  visualize_dir: str = setting(None, "Where to write index.html and the heat maps.")
+
+
+define_flags(VisualizeFlags)
 
 
 def main(argv):
-  from t2t_lite.command_line import reject_positional
   reject_positional(argv)
-  from t2t_lite.errors import UserError
+  args = flag_values(VisualizeFlags)
   from t2t_lite.output_paths import check_output_directory
   from t2t_lite.run import Run
   from t2t_lite.visualization.attention_maps import sentence_attention
   from t2t_lite.visualization.page import write_visualization
-  common.require_run_dir()
-  if FLAGS.sentence is None:
-    raise UserError("--sentence is required: the source sentence to visualize")
-  if not FLAGS.visualize_dir:
-    raise UserError("--visualize_dir is required: where to write index.html and the images")
-  check_output_directory(FLAGS.visualize_dir, "--visualize_dir")
-  translator = Run.open(FLAGS.output_dir, FLAGS.checkpoint_path).translator("beam_size=1")
-  maps = sentence_attention(translator, FLAGS.sentence, FLAGS.target)
-  written = write_visualization(maps, FLAGS.visualize_dir)
+  require(args, output_dir=TRAINED_RUN)
+  if args.sentence is None:  # An empty sentence is one to draw.
+    require(args, sentence="the source sentence to visualize")
+  require(args, visualize_dir="where to write index.html and the images")
+  check_output_directory(args.visualize_dir, "--visualize_dir")
+  translator = Run.open(args.output_dir, args.checkpoint_path).translator("beam_size=1")
+  maps = sentence_attention(translator, args.sentence, args.target)
+  written = write_visualization(maps, args.visualize_dir)
   label = "target" if maps.teacher_forced else "greedy translation"
   print(f"{label}: {maps.target_text}")
   images = sum(name.endswith(".png") for name in written)
-  print(f"wrote {os.path.join(FLAGS.visualize_dir, 'index.html')} and {images} heat maps")
+  print(f"wrote {os.path.join(args.visualize_dir, 'index.html')} and {images} heat maps")
   return 0
 
 

@@ -1,33 +1,36 @@
-"""Command-line flags declared once, as dataclass fields, and what every command checks.
+"""Every command's flags, generated from dataclass fields: the one module that defines absl
+flags, and what every command checks.
 
     @dataclasses.dataclass(frozen=True)
-    class TrainConfig:
-      train_steps: int = setting(250000, "Total optimizer updates.")
-      schedule: str = setting("train", "What to run.", choices=("train", "evaluate"))
+    class BleuFlags:
+      translation: str = setting(None, "Translated text, one sentence a line.")
+      variant: str = setting("both", "Which scores.", choices=("cased", "uncased", "both"))
+      t2t_usr_dir: str = shared("t2t_usr_dir")     # several commands' (t2t_lite.shared_settings)
 
-    define_flags(TrainConfig)                   # --train_steps, --schedule (absl flags)
-    config = config_from_flags(TrainConfig)     # after absl has parsed the command line
+    define_flags(BleuFlags)                 # at import: --translation, --variant, ...
+    args = flag_values(BleuFlags)           # in main, once absl has parsed the command line
+    require(args, translation="the file to score")
 
-A field becomes a flag of its name, type (int, float, str, bool) and default
-when its metadata holds help text (`setting`); fields without it are filled
-from flags defined elsewhere (e.g. shared by several commands) or from the
-caller. Metadata may also hold:
-  choices        the values allowed (an enum flag; `check_choices` checks a config);
-  value_aliases  {other name: value}: names the flag also takes (tensor2tensor's);
-  flag_aliases   {flag name: help}: flags that set the same field (tensor2tensor's
-                 names); given with differing values, they are a one-line error.
+A field with help text (`setting`) is a flag of its name, type (int, float, str, bool,
+list: comma-separated) and default, listed by --helpfull under the dataclass's module;
+`choices` in its metadata makes it an enum flag (`check_choices` checks a built config).
+Fields without help text are not flags: the caller gives them. A flag several dataclasses
+declare is defined once, and must be declared alike (`t2t_lite.shared_settings` declares the
+common ones). tensor2tensor's flag names and values are taken too
+(`t2t_lite.tensor2tensor_names`).
 """
 
 import dataclasses
-import sys
 import typing
 
 from absl import flags
 
+from t2t_lite import tensor2tensor_names
 from t2t_lite.errors import UserError
 
 _DEFINE = {int: flags.DEFINE_integer, float: flags.DEFINE_float, str: flags.DEFINE_string,
-           bool: flags.DEFINE_bool}
+           bool: flags.DEFINE_bool, list: flags.DEFINE_list}
+_DECLARED = {}  # flag name -> (type, default, help, choices) it was defined with
 
 
 def setting(default, help_text, **metadata):
@@ -35,42 +38,60 @@ def setting(default, help_text, **metadata):
   return dataclasses.field(default=default, metadata=dict(metadata, help=help_text))
 
 
-def define_flags(config_class, names=None):
-  """Defines an absl flag for each field of `config_class` with help text (or each of
-  `names`) that no command imported in this process has defined yet; --helpfull lists
-  them under the module that calls this."""
-  module = sys._getframe(1).f_globals["__name__"]  # The caller, as absl names it.
+def flag_fields(config_class):
+  """The fields of `config_class` that are flags."""
+  return [field for field in dataclasses.fields(config_class) if "help" in field.metadata]
+
+
+def define_flags(config_class, module_name=None):
+  """Defines an absl flag for each flag field of `config_class` (and tensor2tensor's names
+  for it) unless an earlier dataclass declared the same flag alike; a flag declared twice
+  differently is a ValueError when the second command is imported. --helpfull lists them
+  under `module_name` (default: the dataclass's module)."""
   types = typing.get_type_hints(config_class)
-  for field in dataclasses.fields(config_class):
-    if "help" not in field.metadata or (names is not None and field.name not in names):
-      continue
-    for name, help_text in {field.name: field.metadata["help"],
-                            **field.metadata.get("flag_aliases", {})}.items():
-      if name in flags.FLAGS:
+  for field in flag_fields(config_class):
+    choices = field.metadata.get("choices")
+    declaration = (types[field.name], field.default, field.metadata["help"], choices)
+    aliases = {alias: f"tensor2tensor's name for --{field.name}."
+               for alias in tensor2tensor_names.flag_aliases(field.name)}
+    for name, help_text in {field.name: field.metadata["help"], **aliases}.items():
+      if _DECLARED.get(name) == declaration:
         continue
-      if "choices" in field.metadata:
-        choices = [*field.metadata["choices"], *field.metadata.get("value_aliases", {})]
-        flags.DEFINE_enum(name, field.default, choices, help_text, module_name=module)
-      else:
-        _DEFINE[types[field.name]](name, field.default, help_text, module_name=module)
+      if name in _DECLARED or name in flags.FLAGS:
+        raise ValueError(f"--{name} is declared twice differently ({config_class.__name__})")
+      _DECLARED[name] = declaration
+      _define(name, declaration, help_text, module_name or config_class.__module__)
 
 
-def config_from_flags(config_class, **values):
-  """A `config_class` of the parsed flags named as its fields (tensor2tensor's names
-  translated), and of `values` for the fields no flag sets."""
-  for field in dataclasses.fields(config_class):
-    if field.name in values or field.name not in flags.FLAGS:
-      continue
-    given = {name: flags.FLAGS[name].value
-             for name in (field.name, *field.metadata.get("flag_aliases", {}))}
-    distinct = {value for value in given.values() if value is not None}
-    if len(distinct) > 1:
-      first, *others = given
-      raise UserError(f"--{first} and --{' and --'.join(others)} (tensor2tensor's name for it) "
-                      f"disagree; give one")
-    value = distinct.pop() if distinct else flags.FLAGS[field.name].value
-    values[field.name] = field.metadata.get("value_aliases", {}).get(value, value)
+def _define(name, declaration, help_text, module):
+  kind, default, _, choices = declaration
+  if choices:
+    values = [*choices, *tensor2tensor_names.FLAG_VALUES.get(name, {})]
+    flags.DEFINE_enum(name, default, values, help_text, module_name=module)
+  else:
+    _DEFINE[kind](name, default, help_text, module_name=module)
+
+
+def flag_values(config_class, **values):
+  """A `config_class` of its parsed flags (tensor2tensor's names and values translated) and
+  of `values` for the fields that are not flags."""
+  for field in flag_fields(config_class):
+    if field.name not in values:
+      values[field.name] = _flag_value(field.name)
   return config_class(**values)
+
+
+def _flag_value(name):
+  """The parsed value of flag `name`, or of the tensor2tensor name given for it."""
+  given = {alias: flags.FLAGS[alias].value
+           for alias in (name, *tensor2tensor_names.flag_aliases(name))}
+  distinct = {value for value in given.values() if value is not None}
+  if len(distinct) > 1:
+    first, *others = given
+    raise UserError(f"--{first} and --{' and --'.join(others)} (tensor2tensor's name for it) "
+                    f"disagree; give one")
+  value = distinct.pop() if distinct else flags.FLAGS[name].value
+  return tensor2tensor_names.FLAG_VALUES.get(name, {}).get(value, value)
 
 
 def check_choices(config):
@@ -82,11 +103,13 @@ def check_choices(config):
       raise UserError(f"--{field.name}={value} is not one of {', '.join(choices)}{unset}")
 
 
-def require(purpose, *names):
-  """UserError for the first of the flags `names` that was not given."""
-  for name in names:
-    if not flags.FLAGS[name].value:
-      raise UserError(f"--{name} is required {purpose}")
+def require(config, **why):
+  """UserError for the first flag named in `why` that `config` leaves empty:
+  `require(args, data_dir="the directory to write into")` -> "--data_dir is required: the
+  directory to write into"."""
+  for name, reason in why.items():
+    if not getattr(config, name):
+      raise UserError(f"--{name} is required: {reason}")
 
 
 def reject_positional(argv):
@@ -96,3 +119,8 @@ def reject_positional(argv):
   """
   if len(argv) > 1:
     raise UserError(f"unexpected arguments {' '.join(argv[1:])}; every option is a --flag")
+
+
+def flags_used():
+  """{name: value} of the flags set on the command line (recorded in the run directory)."""
+  return {name: flags.FLAGS[name].value for name in flags.FLAGS if flags.FLAGS[name].present}

@@ -114,6 +114,20 @@ def test_the_multi30k_set_is_a_pre_norm_model_with_its_own_name():
   assert peak == pytest.approx(2.5e-3, rel=1e-5)
 
 
+def test_the_tiny_multi30k_set_is_wu_et_als_recipe():
+  from t2t_lite.optimization import learning_rate_schedule
+  hparams = HPARAMS["transformer_tiny_multi30k"]()
+  assert (hparams.num_hidden_layers, hparams.hidden_size, hparams.filter_size,
+          hparams.num_heads, hparams.batch_size) == (4, 128, 256, 4, 4096)
+  assert hparams.pre_norm and hparams.shared_embedding_and_softmax_weights
+  assert (hparams.layer_prepostprocess_dropout, hparams.attention_dropout,
+          hparams.relu_dropout) == (0.3, 0.0, 0.0)
+  schedule = learning_rate_schedule(hparams)
+  peak = float(schedule(2000 - 1))  # Step 2,000, the end of warmup: their 5e-3.
+  assert peak == pytest.approx(5e-3, rel=2e-3)
+  assert float(schedule(8000 - 1)) == pytest.approx(peak / 2, rel=1e-5)  # rsqrt decay.
+
+
 def test_the_papers_parser_keeps_the_papers_base_beyond_its_tuned_values():
   parsing = HPARAMS["transformer_parsing"]()
   assert (parsing.num_hidden_layers, parsing.hidden_size, parsing.filter_size) == (4, 1024, 2048)

@@ -3,7 +3,8 @@
 `decode_hparams` is always the override string, as the flag takes it; the
 `DecodeHParams` made from it are called the settings.
 
-tensor2tensor's names are accepted with tensor2tensor's meanings:
+tensor2tensor's names (`t2t_lite.tensor2tensor_names.DECODE_HPARAMS`) are accepted with
+tensor2tensor's meanings:
   return_beams=True       every hypothesis of the beam: n_best=beam_size
   write_beam_scores=True  each hypothesis followed by its score: write_scores=True
   max_input_size=N        N > 0: max_input_length=N; N <= 0 (tensor2tensor's
@@ -14,6 +15,7 @@ import dataclasses
 
 from t2t_lite.errors import UserError
 from t2t_lite.overrides import parse_overrides
+from t2t_lite.tensor2tensor_names import DECODE_HPARAMS
 
 FLAG = "--decode_hparams"
 
@@ -61,11 +63,6 @@ class _Tensor2tensorNames(DecodeHParams):
   max_input_size: int = 0
 
 
-# tensor2tensor's name -> the DecodeHParams field it sets.
-TENSOR2TENSOR_NAMES = {"return_beams": "n_best", "write_beam_scores": "write_scores",
-                       "max_input_size": "max_input_length"}
-
-
 def decode_hparams_for(problem, decode_hparams=""):
   """The `DecodeHParams` of `problem`: its decoding defaults (beam, alpha, extra length) with
   the overrides of `decode_hparams` ("beam_size=4,alpha=0.6", as the flag takes them)."""
@@ -79,7 +76,7 @@ def decode_hparams_for(problem, decode_hparams=""):
 def _fields_of_tensor2tensor_names(values, base):
   """Parsed overrides -> DecodeHParams field values, tensor2tensor's names translated
   (the module doc); a field given under both names is a one-line UserError."""
-  for alias, name in TENSOR2TENSOR_NAMES.items():
+  for alias, name in DECODE_HPARAMS.items():
     if alias in values and name in values:
       raise UserError(f"{FLAG}: {alias} is tensor2tensor's name for {name}; give one of them")
   values = dict(values)

@@ -2,22 +2,22 @@
 
     config = TrainConfig(output_dir="RUN", train_steps=1000)
 
-t2t-trainer's flags are these fields (`t2t_lite.command_line`): a field with
-help text is a flag of its own; `output_dir`, `model` and `decode_hparams` are
-flags several commands share (`t2t_lite.bin.common`). What to train is the
-problem and the hparams, not this.
+t2t-trainer's flags are these fields (`t2t_lite.command_line`); `output_dir`,
+`model` and `decode_hparams` are settings several commands share
+(`t2t_lite.shared_settings`). What to train is the problem and the hparams, not this.
 """
 
 import dataclasses
 
 from t2t_lite.command_line import check_choices, setting
 from t2t_lite.errors import UserError
+from t2t_lite.shared_settings import shared
 
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
   """How to run training (what to train is the problem and the hparams)."""
-  output_dir: str
+  output_dir: str = shared("output_dir")
   train_steps: int = setting(250000, "Total optimizer updates (paper: 100k base, 300k big); "
                              "a resumed run continues up to this step.")
   train_minutes: float = setting(
@@ -26,11 +26,10 @@ class TrainConfig:
       "run again to train on. 0 = no limit. The learning-rate schedule is a function of the "
       "step alone (no built-in schedule reads --train_steps), so a time limit neither "
       "shortens nor compresses it: the run ends where on the schedule it got to.")
-  model: str = "transformer"
+  model: str = shared("model")
   schedule: str = setting(
       "train_and_evaluate", "What to run; continuous_train_and_eval is tensor2tensor's name "
-      "for train_and_evaluate.", choices=("train", "train_and_evaluate", "evaluate"),
-      value_aliases={"continuous_train_and_eval": "train_and_evaluate"})
+      "for train_and_evaluate.", choices=("train", "train_and_evaluate", "evaluate"))
   eval_steps: int = setting(100, "Dev batches per replica per evaluation; 0 = all.")
   local_eval_frequency: int = setting(1000, "Steps between evaluations.")
   keep_checkpoint_max: int = setting(20, "Checkpoints kept (paper averages the last 5 for "
@@ -41,7 +40,7 @@ class TrainConfig:
   worker_gpu: int = setting(0, "Local GPUs to use (MirroredStrategy); 0 = all. With TF_CONFIG "
                             "naming several workers, MultiWorkerMirroredStrategy is used.")
   xla: bool = setting(None, "Compile the per-replica step with XLA; default: on for GPUs, off "
-                      "on CPU.", flag_aliases={"xla_compile": "tensor2tensor's name for --xla."})
+                      "on CPU.")
   mixed_precision: str = setting(
       None, "Compute in this dtype (softmax, layer norm and the loss stay float32; float16 "
       "uses dynamic loss scaling). Default float32.", choices=("bfloat16", "float16"))
@@ -71,10 +70,12 @@ class TrainConfig:
   eval_early_stopping_metric_minimize: bool = setting(
       None, "Whether lower values of the metric are better. Default: yes for loss and "
       "perplexity, no for accuracy and the decoded metric.")
-  decode_hparams: str = ""  # Decoding overrides for those (beam_size=1: greedy).
+  decode_hparams: str = shared("decode_hparams")  # For the dev decoding (beam_size=1: greedy).
   flags: dict = dataclasses.field(default_factory=dict)  # The command line, for run.json.
 
   def __post_init__(self):
+    if not self.output_dir:
+      raise UserError("--output_dir is required: the run directory to write checkpoints in")
     check_choices(self)
     for name, smallest in SMALLEST_VALUES.items():
       value = getattr(self, name)

@@ -1,0 +1,37 @@
+"""The settings several commands take, each declared once here; a command's flags dataclass
+takes one by name:
+
+    @dataclasses.dataclass(frozen=True)
+    class DecoderFlags:
+      output_dir: str = shared("output_dir")
+"""
+
+from t2t_lite.command_line import setting
+
+# name -> (default, help text). Each command's dataclass gives the type.
+SHARED = {
+    "t2t_usr_dir": (None, "A Python package directory whose __init__.py registers your own "
+                    "problems, hparams sets or models (as in tensor2tensor)."),
+    "problem": (None, "Registered problem name, e.g. translate_ende_wmt32k."),
+    "model": ("transformer", "Registered model name."),
+    "hparams_set": (None, "Registered hparams set, e.g. transformer_base."),
+    "hparams": ("", "Overrides of the set: 'name=value,name=value'."),
+    "data_dir": (None, "Directory of the problem's generated data (written by t2t-datagen)."),
+    "tmp_dir": (None, "Directory for raw downloads and extracted text."),
+    "output_dir": (None, "Run directory: checkpoints, hparams.json, summaries."),
+    "checkpoint_path": (None, "A checkpoint to use instead of the run directory's latest."),
+    "decode_hparams": ("", "Decoding overrides, e.g. 'beam_size=4,alpha=0.6'."),
+    "vocab_size": (None, "Vocabulary size: t2t-datagen trains a SentencePiece vocabulary of "
+                   "this size instead of the problem's own (e.g. for a small corpus); "
+                   "t2t-trainer --summary builds the model for it without a problem."),
+}
+
+
+def shared(name):
+  """The dataclass field of the shared setting `name`."""
+  default, help_text = SHARED[name]
+  return setting(default, help_text)
+
+
+# Why --output_dir is required where a command reads a trained run.
+TRAINED_RUN = "the run directory t2t-trainer wrote"
