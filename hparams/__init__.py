@@ -1,3 +1,2 @@
-"""The built-in hparams sets; installed as `t2t_lite.hparams_sets`."""
-
-from t2t_lite.hparams_sets import transformer  # noqa: F401  (registers the sets)
+"""The built-in hparams sets; installed as `t2t_lite.hparams_sets` (setup.py names each
+set as an entry point of `t2t_lite.hparams_sets`)."""

@@ -1,6 +1,2 @@
-"""The built-in problems; installed as `t2t_lite.problems`."""
-from t2t_lite.problems import translate_from_files  # noqa: F401
-from t2t_lite.problems import parsing_ptb  # noqa: F401
-from t2t_lite.problems import translate_dictionary_deen  # noqa: F401
-from t2t_lite.problems import translate_wmt14  # noqa: F401
-from t2t_lite.problems import translate_multi30k  # noqa: F401
+"""The built-in problems; installed as `t2t_lite.problems` (setup.py names each problem
+as an entry point of `t2t_lite.problems`)."""

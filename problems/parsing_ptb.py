@@ -40,7 +40,6 @@ from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
 from t2t_lite.data.trees import (LEAF_TOKENS, PLACEHOLDER_TAG, POS_TAGS, delinearize,
                                   is_well_formed, linearize, normalize, read_mrg_file)
 from t2t_lite.errors import UserError
-from t2t_lite.registry import PROBLEMS
 
 TRAIN_SECTIONS = range(2, 22)
 DEV_SECTIONS = (22,)
@@ -163,7 +162,6 @@ def target_symbols():
   return tuple(WORD_START + symbol for symbol in plain) + plain
 
 
-@PROBLEMS.register(aliases=("parsing_english_ptb",))
 class ParsingEnglishPtb16k(TextPairProblem):
   """Words -> linearised tree on the WSJ Penn Treebank; 16k shared vocabulary."""
 

@@ -41,7 +41,6 @@ import re
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
 from t2t_lite.data.text_files import read_lines
 from t2t_lite.errors import UserError
-from t2t_lite.registry import PROBLEMS
 
 INSTALLED_PATH = "/usr/share/trans/de-en"  # Debian package trans-de-en.
 DOWNLOADED_NAME = "de-en.txt"              # The Ding site's file name, looked for in tmp_dir.
@@ -153,7 +152,6 @@ def _drop_reason(german, english, both_sentences):
   return None
 
 
-@PROBLEMS.register(aliases=("translate_deen_ding",))
 class TranslateDeenDing8k(TextPairProblem):
   """German -> English on the Ding dictionary's example sentences; 8k shared vocabulary."""
 

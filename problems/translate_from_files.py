@@ -13,10 +13,8 @@ dev or test split without files is written empty.
 from t2t_lite.data.problem import TextPairProblem
 from t2t_lite.data.text_files import read_parallel_files, read_tsv
 from t2t_lite.errors import UserError
-from t2t_lite.registry import PROBLEMS
 
 
-@PROBLEMS.register
 class TranslateFromFiles(TextPairProblem):
   """Translation between the sides of local files; one shared 32k BPE vocabulary by default."""
 

@@ -22,7 +22,6 @@ from t2t_lite.data.download import raw_text_file
 from t2t_lite.data.problem import DecodeDefaults, TextPairProblem
 from t2t_lite.data.text_files import read_parallel_files
 from t2t_lite.errors import UserError
-from t2t_lite.registry import PROBLEMS
 
 RAW_URL = "https://github.com/multi30k/dataset/raw/master/data/task1/raw/{name}.gz"
 
@@ -61,9 +60,9 @@ def _language_pair(source, target, summary):
   """The registered Multi30k problem `source` -> `target`, named as tensor2tensor names
   its translation problems (`translate_ende_multi30k`)."""
   name = f"Translate{(source + target).title()}Multi30k"
-  return PROBLEMS.register(type(name, (Multi30kTranslation,), {
+  return type(name, (Multi30kTranslation,), {
       "__doc__": summary, "__module__": __name__,
-      "source_language": source, "target_language": target}))
+      "source_language": source, "target_language": target})
 
 
 TranslateEndeMulti30k = _language_pair("en", "de", "Multi30k English -> German.")

@@ -28,7 +28,6 @@ import urllib.request
 from t2t_lite.data.problem import DecodeDefaults
 from t2t_lite.errors import UserError
 from t2t_lite.problems.translate_from_files import TranslateFromFiles
-from t2t_lite.registry import PROBLEMS
 
 # Our split names -> tfds split names (validation is newstest2013, test newstest2014).
 TFDS_SPLITS = {"train": "train", "dev": "validation", "test": "test"}
@@ -112,7 +111,6 @@ class Wmt14Translation(TranslateFromFiles):
                       f"({type(error).__name__}: {first_line}); {todo}") from error
 
 
-@PROBLEMS.register(aliases=("translate_ende",))
 class TranslateEndeWmt32k(Wmt14Translation):
   """WMT14 English -> German (about 4.5M training pairs); newstest2014 is the paper's test."""
 
@@ -120,7 +118,6 @@ class TranslateEndeWmt32k(Wmt14Translation):
   tfds_name = "wmt14_translate/de-en"
 
 
-@PROBLEMS.register(aliases=("translate_enfr",))
 class TranslateEnfrWmt32k(Wmt14Translation):
   """WMT14 English -> French (about 40M training pairs); newstest2014 is the paper's test."""
 

@@ -1,49 +1,53 @@
-"""Named problems, hparams sets and models, registered by decorator.
+"""Named problems, hparams sets and models: the installed ones, and those registered by
+decorator.
+
+Installed entries are Python entry points of the groups `t2t_lite.problems`,
+`t2t_lite.hparams_sets` and `t2t_lite.models`, named as they are looked up; t2t_lite's
+own are in its setup.py, and a package of yours adds its own the same way:
+
+    entry_points={"t2t_lite.hparams_sets": ["my_set = my_package.sets:my_set"]}
+
+A registry loads every entry point of its group on its first lookup; an entry point
+naming an object that another entry point of the group names by the object's own name
+(`translate_ende` beside `translate_ende_wmt32k`) is an alias. The entry modules never
+import this one. Code of a --t2t_usr_dir (`import_usr_dir`) registers by decorator, as in
+tensor2tensor:
 
     @HPARAMS.register
-    def transformer_base(): ...
+    def my_set(): ...
 
-    @PROBLEMS.register(aliases=("translate_ende",))
-    class TranslateEndeWmt32k(Problem): ...   # registered as translate_ende_wmt32k
-
-Each registry imports its built-in entries (the `problems/` and `hparams/`
-folders, installed as `t2t_lite.problems` and `t2t_lite.hparams_sets`, and
-`t2t_lite.models`) on first use, so a lookup works from plain Python with no
-setup; a user's own directory is added with `import_usr_dir` (--t2t_usr_dir).
+    @PROBLEMS.register(aliases=("mine",))
+    class MyTranslation(TextPairProblem): ...   # registered as my_translation
 """
 
 import difflib
 import importlib
+from importlib import metadata
 import os
-import re
 import sys
 
 from t2t_lite.errors import UserError
-
-
-def snake_case(name):
-  """`TranslateEndeWmt32k` -> `translate_ende_wmt32k` (tensor2tensor's rule)."""
-  name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-  return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+from t2t_lite.names import default_name
 
 
 class Registry:
   """A mapping from names (and aliases) to registered objects of one kind."""
 
-  def __init__(self, kind, builtins=None):
+  def __init__(self, kind, group=None):
     self.kind = kind  # "problem", "hparams set", "model": used in messages.
-    self.builtins = builtins  # The module whose import registers the built-in entries.
+    self.group = group  # The entry-point group of the installed entries.
     self._entries = {}
     self._aliases = {}
-    self._loaded = builtins is None
+    self._loaded = group is None
 
   def load_builtins(self):
-    """Imports the built-in entries once (a registration or lookup does it first)."""
+    """Loads the installed entries once (a registration or lookup does it first)."""
     if self._loaded:
       return
-    self._loaded = True  # Their own registrations come back here while they import.
+    self._loaded = True  # An installed module may register more by decorator as it loads.
     try:
-      importlib.import_module(self.builtins)
+      for key, (target, aliases) in _installed(self.group).items():
+        self._add(target, key, aliases)
     except BaseException:
       self._loaded = False
       raise
@@ -52,16 +56,17 @@ class Registry:
     """Decorator; usable bare (`@R.register`) or with arguments (`@R.register(name=...)`)."""
     def add(target):
       self.load_builtins()  # A name of the user's that collides is then the one refused.
-      key = name or _default_name(target)
-      for label in (key,) + tuple(aliases):
-        if label in self._entries or label in self._aliases:
-          raise UserError(f"{self.kind} '{label}' is already registered; "
-                          f"choose another name for {target.__qualname__}")
-      self._entries[key] = target
-      for alias in aliases:
-        self._aliases[alias] = key
+      self._add(target, name or default_name(target), aliases)
       return target
     return add(obj) if obj is not None else add
+
+  def _add(self, target, key, aliases):
+    for label in (key, *aliases):
+      if label in self._entries or label in self._aliases:
+        raise UserError(f"{self.kind} '{label}' is already registered; "
+                        f"choose another name for {target.__qualname__}")
+    self._entries[key] = target
+    self._aliases.update(dict.fromkeys(aliases, key))
 
   def canonical_name(self, name):
     """The registered name that `name` (a name or an alias) refers to."""
@@ -102,13 +107,29 @@ class Registry:
     return lines
 
 
-def _default_name(target):
-  return target.__name__ if not isinstance(target, type) else snake_case(target.__name__)
+def _installed(group):
+  """{name: (object, [aliases])} of the entry points of `group`: the entry points naming
+  one object are one entry, under the object's own name if one of them is it (else the
+  first in order), the others its aliases."""
+  names_of = {}  # id(object) -> (object, its entry point names)
+  for point in sorted(set(metadata.entry_points(group=group)), key=lambda p: p.name):
+    try:
+      target = point.load()
+    except Exception as error:  # An installed package's code: name it in one line.
+      raise UserError(f"the installed {group} entry point {point.name} = {point.value} "
+                      f"failed to load: {type(error).__name__}: {error}") from error
+    names = names_of.setdefault(id(target), (target, []))[1]
+    names.extend([point.name] if point.name not in names else [])
+  installed = {}
+  for target, names in names_of.values():
+    key = default_name(target) if default_name(target) in names else names[0]
+    installed[key] = (target, [name for name in names if name != key])
+  return installed
 
 
-PROBLEMS = Registry("problem", builtins="t2t_lite.problems")
-HPARAMS = Registry("hparams set", builtins="t2t_lite.hparams_sets")
-MODELS = Registry("model", builtins="t2t_lite.models")
+PROBLEMS = Registry("problem", group="t2t_lite.problems")
+HPARAMS = Registry("hparams set", group="t2t_lite.hparams_sets")
+MODELS = Registry("model", group="t2t_lite.models")
 REGISTRIES = (PROBLEMS, HPARAMS, MODELS)
 
 

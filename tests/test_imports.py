@@ -8,6 +8,8 @@ hparams/ and bin/ folders count under the names they install as.
 import ast
 import os
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Folder -> the package it installs as (setup.py).
 FOLDERS = {"t2t_lite": "t2t_lite", "problems": "t2t_lite.problems",
@@ -123,3 +125,18 @@ def test_no_arrow_up_from_decoding_to_training_or_from_data_to_metrics():
 def test_the_drawing_sees_the_imports_inside_functions():
   """bin/t2t_trainer.py imports the trainer inside main(): the drawing has that arrow."""
   assert "t2t_lite.training.trainer" in module_graph()["t2t_lite.bin.t2t_trainer"]
+
+
+@pytest.mark.slow
+def test_the_imports_a_run_executes_draw_no_circle_either():
+  """The arrows executed imports draw (in functions and through entry points too), while
+  every module is imported and the registries load."""
+  import json
+  from commands import run_script
+  result = run_script("import_trace.py", cwd=os.path.dirname(__file__))
+  assert result.returncode == 0, result.stderr[-2000:]
+  graph = {}
+  for importer, imported in json.loads(result.stdout):
+    graph.setdefault(importer, set()).add(imported)
+  assert "t2t_lite.problems.translate_wmt14" in graph["t2t_lite.registry"]  # It traced.
+  assert cycles(graph) == []

@@ -3,7 +3,8 @@
 import pytest
 
 from t2t_lite.errors import UserError
-from t2t_lite.registry import Registry, import_usr_dir, snake_case
+from t2t_lite.names import snake_case
+from t2t_lite.registry import Registry, import_usr_dir
 
 
 def test_snake_case_follows_tensor2tensor():
@@ -84,3 +85,44 @@ def test_usr_dir_errors_are_one_line(tmp_path):
   (broken / "__init__.py").write_text("raise RuntimeError('boom')\n")
   with pytest.raises(UserError, match="importing it failed: RuntimeError: boom"):
     import_usr_dir(str(broken))
+
+
+def test_every_built_in_set_is_installed_and_every_problem_module_registers():
+  import inspect
+  from t2t_lite.hparams_sets import transformer as sets
+  from t2t_lite.registry import HPARAMS, MODELS, PROBLEMS
+  from test_imports import module_files
+  # Fresh registries of the installed entries (tests register more in the shared ones).
+  installed_sets, problems, models = (Registry(registry.kind, registry.group)
+                                      for registry in (HPARAMS, PROBLEMS, MODELS))
+  defined = {name for name, value in vars(sets).items() if inspect.isfunction(value)
+             and value.__module__ == sets.__name__ and not name.startswith("_")}
+  assert set(installed_sets.names()) == defined
+  modules = {module for module in module_files() if module.startswith("t2t_lite.problems.")}
+  assert {problems[name].__module__ for name in problems.names()} == modules
+  assert models["transformer"].__module__ == "t2t_lite.models.transformer"
+
+
+def test_a_second_entry_point_of_one_object_is_an_alias(monkeypatch):
+  from importlib import metadata
+  group = "t2t_lite.tests_installed"
+  points = [metadata.EntryPoint(name, f"t2t_lite.hparams_sets.transformer:{target}", group)
+            for name, target in (("base_alias", "transformer_base"),
+                                 ("transformer_base", "transformer_base"),
+                                 ("tiny", "transformer_tiny"))]
+  monkeypatch.setattr(metadata, "entry_points",
+                      lambda group=None: [p for p in points if p.group == group])
+  registry = Registry("hparams set", group=group)
+  assert registry.names() == ["tiny", "transformer_base"]
+  assert registry.canonical_name("base_alias") == "transformer_base"
+
+
+def test_an_installed_entry_point_that_fails_to_load_is_one_line(monkeypatch):
+  from importlib import metadata
+  group = "t2t_lite.tests_broken"
+  point = metadata.EntryPoint("gone", "t2t_lite.no_such_module:thing", group)
+  monkeypatch.setattr(metadata, "entry_points", lambda group=None: [point])
+  with pytest.raises(UserError, match="installed t2t_lite.tests_broken entry point gone = "
+                                      "t2t_lite.no_such_module:thing failed to load: "
+                                      "ModuleNotFoundError"):
+    Registry("hparams set", group=group).names()

@@ -70,7 +70,7 @@ import dataclasses
 
 from t2t_lite.data import datagen, pipeline
 from t2t_lite.data.vocabulary import Vocabulary, vocab_size_of
-from t2t_lite.registry import snake_case
+from t2t_lite.names import snake_case
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,3 +1,1 @@
-"""Models registered in `t2t_lite.registry.MODELS`."""
-
-from t2t_lite.models.transformer import Transformer  # noqa: F401  (registers "transformer")
+"""The built-in models (setup.py names each as an entry point of `t2t_lite.models`)."""

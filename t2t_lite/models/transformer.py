@@ -32,10 +32,8 @@ from t2t_lite.layers.decoder import Decoder
 from t2t_lite.layers.dropout import Dropout
 from t2t_lite.layers.embedding import PositionalEncoding, TokenEmbedding
 from t2t_lite.layers.encoder import Encoder
-from t2t_lite.registry import MODELS
 
 
-@MODELS.register(name="transformer")
 class Transformer(BuiltByFirstCall, keras.Model):
   """Encoder-decoder Transformer built from `HParams` and vocabulary sizes."""
 
