@@ -38,6 +38,7 @@ from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
 from t2t_lite.decoding.token_counts import CountRule, problem_counted_ids
 from t2t_lite.run import Run
+from t2t_lite.run.layout import EXPORT_DIR
 
 
 class Exported(tf.Module):
@@ -147,7 +148,7 @@ def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_hparams
   is replaced only once the new SavedModel is complete.
   """
   run = Run.read(output_dir)  # On one device: the SavedModel holds plain variables.
-  export_dir = os.path.abspath(export_dir or os.path.join(output_dir, "export"))
+  export_dir = os.path.abspath(export_dir or os.path.join(output_dir, EXPORT_DIR))
   marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path})
   with replacing_directory(export_dir, MARKER, marker, f"--export_dir={export_dir}") as staging:
     settings = decode_hparams_for(run.problem, decode_hparams)

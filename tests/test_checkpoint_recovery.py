@@ -12,11 +12,10 @@ import tensorflow as tf
 from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer
 from t2t_lite.run import Run
+from t2t_lite.run import checkpoints as checkpoints_module
 from t2t_lite.run import description as run_dir
-from t2t_lite.run.checkpoints import checkpoint_paths, restore_newest
+from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths, restore_newest
 from t2t_lite.training.averaging import MARKER, average_checkpoints
-from t2t_lite.training import checkpoints as training_checkpoints_module
-from t2t_lite.training.checkpoints import Checkpoints
 from t2t_lite.training.evaluation import perplexity
 from t2t_lite.training.divergence import check_loss, divergence_bound
 from tiny_runs import copy_run, tiny_run, truncate
@@ -158,7 +157,7 @@ def test_a_save_killed_while_deleting_old_checkpoints_lists_only_whole_ones(tmp_
   def killed(prefix):
     raise SystemExit(f"killed before deleting {prefix}")
 
-  monkeypatch.setattr(training_checkpoints_module, "_remove_checkpoint_files", killed)
+  monkeypatch.setattr(checkpoints_module, "_remove_checkpoint_files", killed)
   with pytest.raises(SystemExit):
     first.save(3)
   monkeypatch.undo()

@@ -12,8 +12,10 @@ from commands import call, error_line
 from test_nothing_lost import snapshot
 from tiny_runs import TINY_HPARAMS, copy_run, tiny_run, tiny_train
 from t2t_lite.errors import UserError
-from t2t_lite.run.checkpoints import checkpoint_paths, checkpoint_step
-from t2t_lite.training import checkpoints, evaluation, stopping, step as train_step, trainer
+from t2t_lite.run import checkpoints
+from t2t_lite.run.checkpoints import checkpoint_paths
+from t2t_lite.run.layout import checkpoint_step
+from t2t_lite.training import evaluation, stopping, step as train_step, trainer
 from t2t_lite.training.config import TrainConfig
 from t2t_lite.training.stopping import StoppedBySignal
 

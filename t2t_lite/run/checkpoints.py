@@ -1,14 +1,21 @@
-"""A run directory's checkpoints: which are listed, and restoring the newest that reads.
+"""A run directory's checkpoints: listing them, restoring the newest that reads, and saving
+them during training, atomically, every N steps or seconds, K at a time.
 
-TensorFlow writes a checkpoint's data and index files under temporary names and
-then records it in the directory's `checkpoint` state file, which it replaces
-atomically. A checkpoint is trusted only once that file names it. `restore_newest`
-restores the newest listed checkpoint that reads: one truncated or corrupted
-afterwards (or whose files were deleted) is named in a warning and the next
-older one is used. Saving during training: `t2t_lite.training.checkpoints`.
+TensorFlow writes a checkpoint's data and index files under temporary names; a
+checkpoint is trusted only once the directory's `checkpoint` state file names it,
+which is replaced atomically. `restore_newest` restores the newest listed checkpoint
+that reads: one truncated or corrupted afterwards (or whose files were deleted) is
+named in a warning and the next older one is used.
+
+A save (`Checkpoints`) writes the checkpoint's files, then replaces the state file
+with the last `keep` checkpoints, then deletes the files of those it dropped. So a
+process killed at any moment leaves at most stray files (the next start removes those
+of dropped checkpoints; the next save of the same step replaces an unlisted new one),
+never a listed checkpoint that is partly written or already deleted.
 """
 
 import os
+import time
 
 from absl import logging
 import tensorflow as tf
@@ -17,39 +24,35 @@ from t2t_lite.atomic_files import write_text_atomic
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import first_line
 from t2t_lite.json_files import DamagedFile
+from t2t_lite.run.layout import CHECKPOINT_FILE, STATE_FILE, checkpoint_prefix, checkpoint_step
+from t2t_lite.strategy import is_chief
 
 # What reading a checkpoint with missing, truncated or corrupted files raises.
 UNREADABLE_ERRORS = (tf.errors.OpError, IndexError)
 
 
-def checkpoint_paths(model_dir):
-  """Paths of the checkpoints the state file of model_dir lists, oldest first; a
+def checkpoint_paths(run_dir):
+  """Paths of the checkpoints the state file of run_dir lists, oldest first; a
   `DamagedFile` when the state file is there but does not read."""
-  state = tf.train.get_checkpoint_state(model_dir)
-  if state is None and tf.io.gfile.exists(os.path.join(model_dir, STATE_FILE)):
-    raise DamagedFile(os.path.join(model_dir, STATE_FILE), STATE_DAMAGE, STATE_REMEDY)
+  state = tf.train.get_checkpoint_state(run_dir)
+  if state is None and tf.io.gfile.exists(os.path.join(run_dir, STATE_FILE)):
+    raise DamagedFile(os.path.join(run_dir, STATE_FILE), STATE_DAMAGE, STATE_REMEDY)
   return list(state.all_model_checkpoint_paths) if state else []
 
 
-STATE_FILE = "checkpoint"  # TensorFlow's name for the list of a directory's checkpoints.
 STATE_DAMAGE = "is not a checkpoint list (TensorFlow's text format) or cannot be read"
 STATE_REMEDY = ("restore it from a copy of the run, or write it anew: a line "
                 "'all_model_checkpoint_paths: \"ckpt-N\"' per checkpoint there, oldest first, "
                 "then 'model_checkpoint_path: \"ckpt-N\"' naming the newest")
 
 
-def write_state(model_dir, paths):
-  """Replaces the state file of model_dir so that it lists `paths` (oldest first), the
-  last being the latest, by their names relative to model_dir."""
+def write_state(run_dir, paths):
+  """Replaces the state file of run_dir so that it lists `paths` (oldest first), the
+  last being the latest, by their names relative to run_dir."""
   names = [os.path.basename(path) for path in paths]
   lines = [f'model_checkpoint_path: "{names[-1]}"']
   lines += [f'all_model_checkpoint_paths: "{name}"' for name in names]
-  write_text_atomic(os.path.join(model_dir, "checkpoint"), "\n".join(lines) + "\n")
-
-
-def checkpoint_step(path):
-  """The step in a checkpoint's name (ckpt-N)."""
-  return int(path.rsplit("-", 1)[1])
+  write_text_atomic(os.path.join(run_dir, STATE_FILE), "\n".join(lines) + "\n")
 
 
 def restore_checkpoint(checkpoint, path):
@@ -72,11 +75,11 @@ def restore_checkpoint(checkpoint, path):
                     f"was written with another vocabulary or architecture") from None
 
 
-def readable_checkpoints(checkpoint, model_dir):
-  """Yields (path, restore status) for the listed checkpoints of model_dir, newest first,
+def readable_checkpoints(checkpoint, run_dir):
+  """Yields (path, restore status) for the listed checkpoints of run_dir, newest first,
   each restored into `checkpoint` when reached; one that does not read is named in a
   warning and skipped."""
-  for path in reversed(checkpoint_paths(model_dir)):
+  for path in reversed(checkpoint_paths(run_dir)):
     try:
       status = restore_checkpoint(checkpoint, path)
     except UnreadableCheckpoint as error:
@@ -85,12 +88,12 @@ def readable_checkpoints(checkpoint, model_dir):
     yield path, status
 
 
-def restore_newest(checkpoint, model_dir):
+def restore_newest(checkpoint, run_dir):
   """(path, status) of the newest readable listed checkpoint, restored into `checkpoint`;
-  None when model_dir lists none; UserError when none of those listed reads."""
-  restored = next(readable_checkpoints(checkpoint, model_dir), None)
-  if restored is None and checkpoint_paths(model_dir):
-    raise UserError(f"none of the checkpoints listed in {os.path.join(model_dir, 'checkpoint')} "
+  None when run_dir lists none; UserError when none of those listed reads."""
+  restored = next(readable_checkpoints(checkpoint, run_dir), None)
+  if restored is None and checkpoint_paths(run_dir):
+    raise UserError(f"none of the checkpoints listed in {os.path.join(run_dir, STATE_FILE)} "
                     f"can be read (see the warnings above); restore them from a backup")
   return restored
 
@@ -100,3 +103,116 @@ class UnreadableCheckpoint(Exception):
 
   def __init__(self, path, reason):
     super().__init__(f"checkpoint {path} cannot be read: {reason}")
+
+
+class Checkpoints:
+  """Saves and restores model, optimizer (its iteration count is the step) and data position.
+
+  every_steps / every_seconds: save when either many steps or seconds passed
+  since the last save (0 or None disables that trigger).
+  """
+
+  def __init__(self, strategy, run_dir, keep, every_steps, every_seconds, **trackables):
+    self.strategy = strategy
+    self.run_dir = run_dir
+    self.every_steps = every_steps or 0
+    self.every_seconds = every_seconds or 0
+    self.keep = keep
+    self.checkpoint = tf.train.Checkpoint(**trackables)
+    if is_chief(strategy):
+      remove_unfinished_saves(run_dir)
+    listed = checkpoint_paths(run_dir)
+    self.latest = listed[-1] if listed else None  # The newest listed checkpoint's path.
+    self._last_step = 0
+    self._last_time = time.monotonic()
+
+  def restore_latest(self):
+    """Restores the newest readable checkpoint of run_dir; returns its path or None.
+
+    Newer listed checkpoints that do not read are dropped from the state file
+    (their files stay until a save of the same step replaces them).
+    """
+    restored = restore_newest(self.checkpoint, self.run_dir)
+    if restored is None:
+      return None
+    path, _ = restored
+    listed = checkpoint_paths(self.run_dir)
+    if listed[-1] != path and is_chief(self.strategy):
+      write_state(self.run_dir, listed[:listed.index(path) + 1])
+    self.latest = path
+    logging.info("restored %s", path)
+    self._last_step = checkpoint_step(path)
+    return path
+
+  def due(self, step):
+    """Whether a save is due after `step`."""
+    if self.every_steps and step - self._last_step >= self.every_steps:
+      return True
+    return bool(self.every_seconds) and time.monotonic() - self._last_time >= self.every_seconds
+
+  def save(self, step):
+    """Writes checkpoint ckpt-<step> (once per step) and prunes old ones; returns its path."""
+    if self.latest and checkpoint_step(self.latest) == step:
+      return self.latest
+    if is_chief(self.strategy):
+      path = self._save_as_chief(step)
+    else:
+      # Other workers must take part in the save's collective ops; they write to a
+      # private directory and delete it.
+      scratch = os.path.join(self.run_dir, f".worker_{self.strategy.cluster_resolver.task_id}")
+      path = self.checkpoint.write(checkpoint_prefix(scratch, step))
+      tf.io.gfile.rmtree(scratch)
+    self._last_step, self._last_time = step, time.monotonic()
+    return path
+
+  def _save_as_chief(self, step):
+    """Writes ckpt-<step>, lists it with the `keep - 1` before it, then deletes the
+    files of older ones. A failed save (no space, read-only) leaves no partial files
+    and is a UserError naming the directory and the cause."""
+    prefix = checkpoint_prefix(self.run_dir, step)
+    try:
+      self.checkpoint.save_counter.assign_add(1)  # Restoring expects it, as Checkpoint.save.
+      path = self.checkpoint.write(prefix)
+      older = [p for p in checkpoint_paths(self.run_dir) if checkpoint_step(p) != step]
+      listed = older + [path]
+      write_state(self.run_dir, listed[-self.keep:])
+    except (tf.errors.OpError, OSError) as error:
+      _remove_checkpoint_files(prefix)
+      raise UserError(
+          f"could not save checkpoint {prefix}: {first_line(error)}; the last checkpoint "
+          f"{self.latest or '(none yet)'} is intact; free space or fix "
+          f"{self.run_dir}, then run the same command to resume") from None
+    self.latest = path
+    for dropped in listed[:-self.keep]:
+      _remove_checkpoint_files(dropped)
+    return path
+
+
+def remove_unfinished_saves(run_dir):
+  """Removes what a process killed mid-save leaves behind: `ckpt-N_temp` directories,
+  and files of checkpoints older than every listed one (dropped from the state
+  file, not yet deleted)."""
+  leftovers = tf.io.gfile.glob(os.path.join(run_dir, "ckpt-*_temp"))
+  listed = checkpoint_paths(run_dir)
+  if listed:
+    oldest_kept = checkpoint_step(listed[0])
+    for path in tf.io.gfile.glob(os.path.join(run_dir, "ckpt-*.*")):
+      match = CHECKPOINT_FILE.fullmatch(os.path.basename(path))
+      if match and int(match.group(1)) < oldest_kept:
+        leftovers.append(path)
+  for path in leftovers:
+    logging.warning("removing %s, left by a save that did not finish", path)
+    _remove(path)
+
+
+def _remove_checkpoint_files(prefix):
+  """Deletes a checkpoint's index and data files and its unfinished `_temp` directory."""
+  for path in tf.io.gfile.glob(prefix + ".*") + tf.io.gfile.glob(prefix + "_temp"):
+    _remove(path)
+
+
+def _remove(path):
+  if tf.io.gfile.isdir(path):
+    tf.io.gfile.rmtree(path)
+  else:
+    tf.io.gfile.remove(path)

@@ -1,13 +1,12 @@
 """The files by which a run directory describes itself: hparams, problem, vocabulary, flags.
 
-    <output_dir>/hparams.json     the HParams the model was built with
-    <output_dir>/hparams_history.json  earlier hparams.json of a run resumed with
-                                  changes (list of {"until": checkpoint, "hparams": ...})
-    <output_dir>/run.json         problem, model, vocabulary sizes and files, flags used
-    <output_dir>/vocab.*.model    copies of the problem's vocabulary
-    <output_dir>/ckpt-N.*         checkpoints (see `t2t_lite.run.checkpoints`)
-    <output_dir>/train/, eval/    TensorBoard summaries of training and of evaluations
-    <output_dir>/curves.png       their picture, redrawn at every evaluation
+    RUN/hparams.json           the HParams the model was built with
+    RUN/hparams_history.json   earlier hparams.json of a run resumed with changes
+                               (list of {"until": checkpoint, "hparams": ...})
+    RUN/run.json               problem, model, vocabulary sizes and files, flags used
+    RUN/vocab.*.model          copies of the problem's vocabulary
+
+(the whole layout: `t2t_lite.run.layout`).
 
 The decoder and exporter read these (through `t2t_lite.run.Run`), so a user
 never repeats training flags.
@@ -26,10 +25,8 @@ from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
 from t2t_lite.json_files import DamagedFile, check_field, json_type_name, parse_object
 from t2t_lite.run.checkpoints import checkpoint_paths
+from t2t_lite.run.layout import HISTORY_FILE, HPARAMS_FILE, RUN_FILE
 
-HPARAMS_FILE = "hparams.json"
-HISTORY_FILE = "hparams_history.json"
-RUN_FILE = "run.json"
 
 
 @dataclasses.dataclass(frozen=True)

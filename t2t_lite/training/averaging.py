@@ -11,7 +11,8 @@ import tensorflow as tf
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
 from t2t_lite.run import Run
-from t2t_lite.run.checkpoints import checkpoint_paths, checkpoint_step, readable_checkpoints
+from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints
+from t2t_lite.run.layout import checkpoint_step
 from t2t_lite.run.description import copy_description
 
 MARKER = "t2t_lite_average.json"  # Marks a directory t2t-avg-all wrote (and may replace).

@@ -18,11 +18,11 @@ import tensorflow as tf
 from t2t_lite.atomic_files import OLD_SUFFIX, TEMP_SUFFIX, replacing_directory
 from t2t_lite.errors import UserError
 from t2t_lite.json_files import read_object
+from t2t_lite.run.layout import BEST_DIR, checkpoint_prefix
 from t2t_lite.strategy import is_chief
 from t2t_lite.training.averaging import save_as_run
 from t2t_lite.writer_lock import LOCK_NAME
 
-BEST_DIR = "best"
 BEST_FILE = "best.json"  # Also the marker by which replacing_directory knows best/ as ours.
 
 
@@ -64,5 +64,5 @@ def keep(model, strategy, run_dir, record):
       save_as_run(model, run_dir, staging, step)
   else:
     scratch = os.path.join(run_dir, f".worker_{strategy.cluster_resolver.task_id}_best")
-    tf.train.Checkpoint(model=model).write(os.path.join(scratch, f"ckpt-{step}"))
+    tf.train.Checkpoint(model=model).write(checkpoint_prefix(scratch, step))
     tf.io.gfile.rmtree(scratch)

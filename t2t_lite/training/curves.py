@@ -20,8 +20,8 @@ import numpy as np
 from t2t_lite.atomic_files import atomic_write_path
 from t2t_lite.errors import UserError
 from t2t_lite.run.description import read_description
+from t2t_lite.run.layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
 
-CURVES_NAME = "curves.png"
 MEAN_WINDOW = 50          # Steps in the training loss's running mean.
 # The dev decoding metrics a problem reports (`DevDecoding.evaluate`) -> their names.
 DECODING_METRICS = {"bleu": "BLEU", "bracket_f1": "bracket F1"}
@@ -63,7 +63,7 @@ class Curves:
     self.output_dir = output_dir
     self.series = {split: {tag: dict(zip(steps, values)) for tag, (steps, values) in
                            read_scalars(os.path.join(output_dir, split)).items()}
-                   for split in ("train", "eval")}
+                   for split in (TRAIN_SUMMARIES, EVAL_SUMMARIES)}
 
   def add(self, split, step, values):
     """values: {tag: number} of `split` at `step`."""
@@ -74,11 +74,11 @@ class Curves:
     """Draws `<output_dir>/curves.png` (written atomically); returns its path, or None
     when there is nothing to draw yet."""
     train, dev = ({tag: (sorted(by_step), [by_step[s] for s in sorted(by_step)])
-                   for tag, by_step in self.series[split].items()} for split in ("train", "eval"))
+                   for tag, by_step in self.series[split].items()} for split in (TRAIN_SUMMARIES, EVAL_SUMMARIES))
     if not train and not dev:
       return None
     figure = _figure(train, dev, title or _run_title(self.output_dir))
-    path = os.path.join(self.output_dir, CURVES_NAME)
+    path = os.path.join(self.output_dir, CURVES_FILE)
     with atomic_write_path(path) as partial:
       figure.savefig(partial, format="png", dpi=100)
     return path

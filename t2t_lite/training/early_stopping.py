@@ -25,6 +25,7 @@ from absl import logging
 
 from t2t_lite.errors import UserError
 from t2t_lite.json_files import check_field
+from t2t_lite.run.layout import BEST_DIR, checkpoint_name
 from t2t_lite.training import best_checkpoint
 
 # The teacher-forced metrics of every evaluation -> whether lower is better.
@@ -178,7 +179,7 @@ class MetricWatch:
     value, description = self._value(results)
     if not math.isfinite(value):
       logging.warning("%s is %s at step %d: not a candidate for %s, nor counted for early "
-                      "stopping", self.name, value, step, best_checkpoint.BEST_DIR)
+                      "stopping", self.name, value, step, BEST_DIR)
       return
     self.rule.observe(step, value)
     previous = self.best
@@ -187,7 +188,7 @@ class MetricWatch:
     if previous is None or is_better(value, previous["value"], self.minimize):
       reference_step, reference_value = self.rule.reference
       self.best = {"metric": self.name, "minimize": self.minimize, "value": value,
-                   "step": step, "checkpoint": f"ckpt-{step}", "evaluation": description,
+                   "step": step, "checkpoint": checkpoint_name(step), "evaluation": description,
                    "reference_step": reference_step, "reference_value": reference_value}
       self.run.write_description()  # best/ copies it (a new run writes it at its first save).
       best_checkpoint.keep(self.model, self.run.strategy, self.run_dir, self.best)

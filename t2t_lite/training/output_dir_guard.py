@@ -24,11 +24,11 @@ from absl import logging
 
 from t2t_lite import writer_lock
 from t2t_lite.atomic_files import write_bytes_atomic
-from t2t_lite.run import description
+from t2t_lite.run import layout
 from t2t_lite.run.checkpoints import checkpoint_paths
 
 # The run description files a start rewrites (and a failed start puts back).
-RESTORED_FILES = (description.HPARAMS_FILE, description.RUN_FILE, description.HISTORY_FILE)
+RESTORED_FILES = (layout.HPARAMS_FILE, layout.RUN_FILE, layout.HISTORY_FILE)
 
 
 @contextlib.contextmanager

@@ -23,10 +23,10 @@ from t2t_lite.data.batching import bucket_boundaries
 from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer
 from t2t_lite.run import Run
-from t2t_lite.run.checkpoints import checkpoint_paths
+from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths
+from t2t_lite.run.layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
 from t2t_lite.strategy import device_names, is_chief, make_strategy, uses_gpu
 from t2t_lite.training import cost
-from t2t_lite.training.checkpoints import Checkpoints
 from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.divergence import LossWatch, check_loss
@@ -195,11 +195,11 @@ class _Loop:
   @functools.cached_property
   def train_writer(self):
     """Summaries of training steps (made on first use: a run with nothing to do writes none)."""
-    return self._summary_writer("train")
+    return self._summary_writer(TRAIN_SUMMARIES)
 
   @functools.cached_property
   def eval_writer(self):
-    return self._summary_writer("eval")
+    return self._summary_writer(EVAL_SUMMARIES)
 
   def _summary_writer(self, split):
     if not self.chief:
@@ -262,7 +262,7 @@ class _Loop:
 
   def _write_train_summaries(self, step, stats, learning_rate, tokens_per_second):
     tokens = max(stats["tokens"], 1.0)
-    self._record("train", self.train_writer, step, {
+    self._record(TRAIN_SUMMARIES, self.train_writer, step, {
         "loss": stats["loss_sum"] / tokens, "accuracy": stats["correct"] / tokens,
         "perplexity": perplexity(stats["nll_sum"] / tokens), "learning_rate": learning_rate,
         "tokens_per_second": tokens_per_second, "target_tokens": stats["tokens"]})
@@ -285,7 +285,7 @@ class _Loop:
     values = {name: results[name] for name in ("loss", "accuracy", "perplexity")}
     if "decoded" in results:
       values[results["decoded"][0]] = results["decoded"][1]
-    self._record("eval", self.eval_writer, step, values)
+    self._record(EVAL_SUMMARIES, self.eval_writer, step, values)
     progress.message(eval_line(step, results))
     self._draw_curves()
     return results
@@ -306,7 +306,7 @@ class _Loop:
       self.curves.draw()
     except Exception as error:  # Any drawing or file error: training goes on.
       logging.warning("could not draw %s: %s: %s",
-                      os.path.join(self.config.output_dir, "curves.png"),
+                      os.path.join(self.config.output_dir, CURVES_FILE),
                       type(error).__name__, error)
 
 
