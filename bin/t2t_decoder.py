@@ -74,10 +74,11 @@ def main(argv):
     from t2t_lite.decoding.scoring import score_lines
     outputs = score_lines(translator, lines)
   else:
-    outputs = translator.translate(lines)
-    if translator.problem.repairs_outputs:
-      logging.info("%d of %d decoded lines were malformed and repaired", translator.repaired,
-                   translator.decoded)
+    translation = translator.translation(lines)
+    outputs = translation.lines
+    if translator.target_form.repairs:
+      logging.info("%d of %d decoded lines were malformed and repaired", translation.repaired,
+                   translation.decoded)
   text = "".join(line + "\n" for line in outputs)
   if args.decode_to_file:
     write_text_atomic(args.decode_to_file, text)

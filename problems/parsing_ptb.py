@@ -39,6 +39,7 @@ from t2t_lite.constants import WORD_START
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
 from t2t_lite.data.trees import (LEAF_TOKENS, PLACEHOLDER_TAG, POS_TAGS, delinearize,
                                   is_well_formed, linearize, normalize, read_mrg_file)
+from t2t_lite.decoding.target_form import TargetForm
 from t2t_lite.errors import UserError
 
 TRAIN_SECTIONS = range(2, 22)
@@ -162,6 +163,37 @@ def target_symbols():
   return tuple(WORD_START + symbol for symbol in plain) + plain
 
 
+class LinearisedTrees(TargetForm):
+  """Targets that are linearised trees over the source words: one leaf (a POS tag, or
+  `XX`) per source word is the count rule; an output line is the bracketed tree, repaired
+  by `delinearize` when the decoded target is unbalanced."""
+
+  counted_tokens = tuple(sorted(LEAF_TOKENS))
+  repairs = True
+
+  def required_counts(self, sources):
+    """One leaf per word of each source ([batch] string -> [batch] int32)."""
+    return tf.cast(tf.strings.split(sources).row_lengths(), tf.int32)
+
+  def output_text(self, source_text, decoded_text):
+    """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""
+    return tree_string(source_text, decoded_text, punctuation_tags(source_text.split()))
+
+  def needs_repair(self, source_text, decoded_text):
+    """Whether the decoded target is no well-formed tree over the source words."""
+    return not is_well_formed(source_text.split(), decoded_tokens(decoded_text))
+
+
+def tree_string(source_text, decoded_text, tags=None):
+  """The bracketed tree (one line, EVALB's input) of a decoded target over the source words.
+
+  Every source word appears exactly once, in order, under `XX` (or under `tags[i]`, e.g.
+  gold POS tags, which EVALB needs to delete punctuation); malformed output is repaired
+  by `delinearize`.
+  """
+  return delinearize(source_text.split(), decoded_tokens(decoded_text), tags).to_string()
+
+
 class ParsingEnglishPtb16k(TextPairProblem):
   """Words -> linearised tree on the WSJ Penn Treebank; 16k shared vocabulary."""
 
@@ -170,9 +202,7 @@ class ParsingEnglishPtb16k(TextPairProblem):
   user_defined_symbols = target_symbols()
   # Paper: beam 21, alpha 0.3, max output length input + 300.
   decode_defaults = DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300)
-  repairs_outputs = True   # Unbalanced output becomes a tree (`delinearize`).
-  # The count rule: one leaf (a POS tag, or `XX`) per source word.
-  counted_target_tokens = tuple(sorted(LEAF_TOKENS))
+  target_form = LinearisedTrees()
 
   def text_pairs(self, split, sources):
     """Yields (words, linearised tree) for each tree of the split's files."""
@@ -195,30 +225,10 @@ class ParsingEnglishPtb16k(TextPairProblem):
           continue
         yield " ".join(words), " ".join(tokens)
 
-  def required_counts(self, sources):
-    """One leaf per word of each source ([batch] string -> [batch] int32)."""
-    return tf.cast(tf.strings.split(sources).row_lengths(), tf.int32)
-
-  def decoded_text(self, source_text, decoded_text):
-    """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""
-    return self.tree_string(source_text, decoded_text, punctuation_tags(source_text.split()))
-
-  def needs_repair(self, source_text, decoded_text):
-    """Whether the decoded target is no well-formed tree over the source words."""
-    return not is_well_formed(source_text.split(), decoded_tokens(decoded_text))
-
   def decoding_metric(self, sources, outputs, references):
     """("bracket_f1", F1 in percent) of decoded trees against the reference trees, by the
     EVALB-compatible scorer with COLLINS.prm."""
     from t2t_lite.metrics.evalb import score_corpus
-    gold = [self.decoded_text(source, reference) for source, reference in zip(sources, references)]
+    gold = [self.target_form.output_text(source, reference)
+            for source, reference in zip(sources, references)]
     return "bracket_f1", score_corpus(gold, outputs).all.f1
-
-  def tree_string(self, source_text, decoded_text, tags=None):
-    """The bracketed tree (one line, EVALB's input) of a decoded target over the source words.
-
-    Every source word appears exactly once, in order, under `XX` (or under
-    `tags[i]`, e.g. gold POS tags, which EVALB needs to delete punctuation);
-    malformed output is repaired by `delinearize`.
-    """
-    return delinearize(source_text.split(), decoded_tokens(decoded_text), tags).to_string()

@@ -36,7 +36,7 @@ from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
-from t2t_lite.decoding.token_counts import CountRule, problem_counted_ids
+from t2t_lite.decoding.token_counts import CountRule, counted_ids
 from t2t_lite.run import Run
 from t2t_lite.run.layout import EXPORT_DIR
 
@@ -44,19 +44,19 @@ from t2t_lite.run.layout import EXPORT_DIR
 class Exported(tf.Module):
   """The exported object: model, vocabularies and decoding settings."""
 
-  def __init__(self, model, problem, input_vocab, target_vocab, settings, max_input_length):
+  def __init__(self, model, target_form, input_vocab, target_vocab, settings, max_input_length):
     super().__init__(name="t2t_lite_export")
     # The weights are tracked as plain variables, and the Keras model is reached
     # through a closure: as a tracked child, Keras would add a serving function
     # of its own to the SavedModel, traced with guessed float inputs.
     self.model_variables = [weight.value for weight in model.weights]
     self._model = lambda: model
-    self.problem = problem  # Reached while tracing only (its count rule's ops).
+    self.target_form = target_form  # Reached while tracing only (its count rule's ops).
     self.input_vocab = input_vocab
     self.target_vocab = target_vocab
     self.settings = settings  # DecodeHParams.
     self.max_input_length = max_input_length
-    self.counted = problem_counted_ids(problem, target_vocab, settings)  # [vocab] or None.
+    self.counted = counted_ids(target_form, target_vocab, settings)  # [vocab] or None.
     self.widths = input_widths(max_input_length, step=2)
     self.decode_length = decode_length(model.hparams, max_input_length, settings.extra_length)
     self.translate = tf.function(
@@ -109,7 +109,7 @@ class Exported(tf.Module):
     if self.counted is None:
       decoded = self.decode_ids(ids)
     else:
-      decoded = self.decode_ids(ids, self.problem.required_counts(sentences))  # [batch]
+      decoded = self.decode_ids(ids, self.target_form.required_counts(sentences))  # [batch]
     n = self.settings.n_best
     best_ids = decoded["ids"][:, :n]                                # [batch, n, length]
     batch = tf.shape(best_ids)[0]
@@ -155,8 +155,8 @@ def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_hparams
     run.restore(checkpoint_path)
     # A SavedModel's search has a static input width: "never truncate" keeps max_length.
     max_input_length = settings.input_limit(run.hparams) or run.hparams.max_length
-    exported = Exported(run.model, run.problem, run.input_vocab, run.target_vocab, settings,
-                        max_input_length)
+    exported = Exported(run.model, run.problem.target_form, run.input_vocab, run.target_vocab,
+                        settings, max_input_length)
     tf.saved_model.save(exported, staging, signatures={
         "serving_default": exported.translate, "decode_ids": exported.decode_ids})
   logging.info("exported %s", export_dir)

@@ -2,7 +2,6 @@
 decoded output back to trees (also when the output is malformed)."""
 
 import os
-import types
 
 import pytest
 import sentencepiece as spm
@@ -17,7 +16,7 @@ from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
 from t2t_lite.problems.parsing_ptb import (ParsingEnglishPtb16k, decoded_tokens, find_mrg_files,
-                                           split_files, wsj_section)
+                                           split_files, tree_string, wsj_section)
 from t2t_lite.registry import PROBLEMS
 
 PROBLEM = ParsingEnglishPtb16k()
@@ -129,9 +128,9 @@ def test_decoded_targets_go_back_to_the_gold_trees(sample):
       gold = normalize(tree)
       words, tokens = linearize(gold)
       source, target = " ".join(words), " ".join(tokens)
-      assert PROBLEM.tree_string(source, target, tags=gold.tags()) == gold.to_string()
+      assert tree_string(source, target, tags=gold.tags()) == gold.to_string()
       glued = target.replace(" ", "")   # A model that never emits the space piece.
-      assert PROBLEM.tree_string(source, glued, tags=gold.tags()) == gold.to_string()
+      assert tree_string(source, glued, tags=gold.tags()) == gold.to_string()
       count += 1
   assert count > 1000
 
@@ -141,19 +140,19 @@ def test_malformed_output_still_gives_a_tree_with_every_word_once():
   for decoded in ["(S (NP XX XX )NP (VP XX (PP XX (NP XX XX",      # Cut off.
                   ")VP )S (S (NP XX XX )NP )NP )NP XX XX XX XX XX XX XX XX",
                   "", "garbage (NP"]:
-    tree = PROBLEM.tree_string(source, decoded)
+    tree = tree_string(source, decoded)
     assert tree.count("(") == tree.count(")")
     assert [piece.rstrip(")") for piece in tree.split() if not piece.startswith("(")] == (
         source.split())
-  assert PROBLEM.tree_string(source, "(S (NP XX XX )NP (VP XX (PP XX (NP XX XX") == (
+  assert tree_string(source, "(S (NP XX XX )NP (VP XX (PP XX (NP XX XX") == (
       "(S (NP (XX The) (XX cat)) (VP (XX sat) (PP (XX on) (NP (XX the) (XX mat)))) (XX .))")
 
 
 def test_only_malformed_output_needs_repair():
   source = "The cat sat ."
   well_formed = "(S (NP XX XX )NP (VP XX )VP XX )S"
-  assert not PROBLEM.needs_repair(source, well_formed)
-  assert not PROBLEM.needs_repair(source, "(S(NPXXXX)NP(VPXX)VPXX)S")  # Glued, still whole.
+  assert not PROBLEM.target_form.needs_repair(source, well_formed)
+  assert not PROBLEM.target_form.needs_repair(source, "(S(NPXXXX)NP(VPXX)VPXX)S")  # Glued, still whole.
   for malformed in ["(S (NP XX XX )NP (VP XX",                 # Cut off.
                     "(S (NP XX XX )VP (VP XX )VP XX )S",       # A closer names another label.
                     "(S (NP XX XX )NP )S (VP XX XX )VP",       # Two roots.
@@ -161,8 +160,8 @@ def test_only_malformed_output_needs_repair():
                     "(S (NP XX XX )NP (VP XX XX )VP XX )S",    # A word too many.
                     "(S (NP )NP XX XX XX XX )S",               # An empty constituent.
                     "XX XX XX XX", ""]:
-    assert PROBLEM.needs_repair(source, malformed), malformed
-    repaired = PROBLEM.decoded_text(source, malformed)   # A tree all the same: "." tagged.
+    assert PROBLEM.target_form.needs_repair(source, malformed), malformed
+    repaired = PROBLEM.target_form.output_text(source, malformed)   # A tree all the same: "." tagged.
     assert repaired.count("(XX ") == 3 and repaired.count("(. .)") == 1, repaired
 
 
@@ -184,15 +183,14 @@ class FixedOutputVocabulary:
 @pytest.mark.parametrize("output, repaired", [("(S XX XX )S", 0), ("(S XX XX", 3)])
 def test_the_translator_counts_the_lines_it_repaired(output, repaired):
   model = small_model()
-  run = types.SimpleNamespace(model=model, hparams=model.hparams, problem=PROBLEM,
-                              input_vocab=FixedOutputVocabulary(output),
-                              target_vocab=FixedOutputVocabulary(output),
-                              strategy=tf.distribute.get_strategy())
-  translator = Translator(run, DecodeHParams(beam_size=1, extra_length=2, batch_size=2,
-                                             count_rule=False))
-  outputs = translator.translate(["Vinken joined", "", "He left", "They did"], progress=False)
+  vocabulary = FixedOutputVocabulary(output)
+  translator = Translator(model, (vocabulary, vocabulary), PROBLEM.target_form,
+                          DecodeHParams(beam_size=1, extra_length=2, batch_size=2,
+                                        count_rule=False), tf.distribute.get_strategy())
+  outputs, decoded, repaired_now = translator.translation(
+      ["Vinken joined", "", "He left", "They did"], progress=False)
   assert outputs[1] == "" and all(line.startswith("(S (XX ") for line in outputs[::2])
-  assert (translator.decoded, translator.repaired) == (3, repaired)
+  assert (decoded, repaired_now) == (3, repaired)
 
 
 def test_decoded_tokens_split_glued_tokens():

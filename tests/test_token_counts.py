@@ -2,7 +2,6 @@
 step-by-step oracles, a model's outputs, and the parser's outputs through the Translator."""
 
 import dataclasses
-import types
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.greedy import greedy_search
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
-from t2t_lite.decoding.token_counts import CountRule, counted_ids_table, problem_counted_ids
+from t2t_lite.decoding.token_counts import CountRule, counted_ids, counted_ids_table
 from t2t_lite.decoding import translate
 from t2t_lite.decoding.translate import Translator
 from t2t_lite.export import Exported
@@ -141,13 +140,11 @@ def test_the_translator_decodes_the_parser_under_its_rule(monkeypatch, count_rul
     searches.append((kwargs["count_rule"], np.asarray(ids), np.asarray(scores)))
     return ids, scores
   monkeypatch.setattr(translate, "decode_ids", recording_decode_ids)
-  run_ = types.SimpleNamespace(model=model, hparams=model.hparams, problem=problem,
-                               input_vocab=vocabulary, target_vocab=vocabulary,
-                               strategy=tf.distribute.get_strategy())
   settings = DecodeHParams(beam_size=2, alpha=0.3, extra_length=25, count_rule=count_rule)
   tf.config.run_functions_eagerly(True)  # The recording sees the searches' results.
   try:
-    Translator(run_, settings).translate(SENTENCES, progress=False)
+    Translator(model, (vocabulary, vocabulary), problem.target_form, settings,
+               tf.distribute.get_strategy()).translate(SENTENCES, progress=False)
   finally:
     tf.config.run_functions_eagerly(False)
   (rule, ids, scores), = searches
@@ -170,13 +167,14 @@ def test_the_exported_parser_decodes_under_its_rule(tmp_path):
   problem, model, vocabulary = untrained_parser()
   model({"inputs": tf.ones([1, 3], tf.int32), "targets": tf.ones([1, 3], tf.int32)})  # Built.
   settings = DecodeHParams(beam_size=2, alpha=0.3, extra_length=25)
-  exported = Exported(model, problem, vocabulary, vocabulary, settings, max_input_length=20)
+  exported = Exported(model, problem.target_form, vocabulary, vocabulary, settings,
+                      max_input_length=20)
   tf.saved_model.save(exported, str(tmp_path), signatures={
       "serving_default": exported.translate, "decode_ids": exported.decode_ids})
   served = tf.saved_model.load(str(tmp_path)).signatures
   ids = [vocabulary.encode(tf.constant([sentence])).to_list()[0] for sentence in SENTENCES]
   padded_ids = tf.constant([row + [PAD] * (20 - len(row)) for row in ids], tf.int32)
-  counted = problem_counted_ids(problem, vocabulary, settings)
+  counted = counted_ids(problem.target_form, vocabulary, settings)
   for required in ([2, 0, 5], [len(sentence.split()) for sentence in SENTENCES]):
     decoded = served["decode_ids"](ids=padded_ids, required_counts=tf.constant(required))
     best = [trim_after_eos(row[0]) for row in decoded["ids"].numpy()]

@@ -4,7 +4,6 @@ A concrete problem (in the top-level `problems/` folder) says only where its
 text pairs come from; this base class does the rest: vocabulary, sharded
 TFRecords of ids, the tf.data pipeline, and the way back to text.
 
-    @PROBLEMS.register(aliases=("translate_ende",))
     class TranslateEndeWmt32k(TextPairProblem):
       vocab_size = 32768
       def text_pairs(self, split, sources): ...   # yields (source_text, target_text)
@@ -15,11 +14,9 @@ What a subclass sets or implements:
   shared_vocab          one vocabulary for source and target (the paper's choice).
   user_defined_symbols  tokens kept atomic in the vocabulary, e.g. "(S", ")S".
   decode_defaults       DecodeDefaults(beam_size, alpha, extra_length).
-  counted_target_tokens, required_counts(sources)  optional: the count rule
-                        the decoders apply (t2t_lite.decoding.token_counts):
-                        each output holds `required_counts` of these tokens
-                        (parsing: one leaf per source word), in graph ops, so
-                        that an exported SavedModel applies the rule too.
+  target_form           what its targets need at decode time beyond being text
+                        (t2t_lite.decoding.target_form; parsing: a count rule,
+                        trees as output text, repairs); default plain text.
   decoding_metric(sources, outputs, references)  optional: (name, value) of
                         decoded lines against reference targets, what
                         t2t-trainer's dev decoding reports (parsing: bracket
@@ -70,6 +67,7 @@ import dataclasses
 
 from t2t_lite.data import datagen, pipeline
 from t2t_lite.data.vocabulary import Vocabulary, vocab_size_of
+from t2t_lite.decoding.target_form import PLAIN_TEXT
 from t2t_lite.names import snake_case
 
 
@@ -116,8 +114,7 @@ class TextPairProblem:
   splits = ("train", "dev", "test")
   record_shards = {"train": 16, "dev": 1, "test": 1}
   decode_defaults = DecodeDefaults()
-  repairs_outputs = False             # `decoded_text` may repair a malformed output.
-  counted_target_tokens = ()          # The count rule's tokens; () = decoding without it.
+  target_form = PLAIN_TEXT            # What decoding needs beyond text (none).
 
   @property
   def name(self):
@@ -149,25 +146,6 @@ class TextPairProblem:
                else "empty source" if not source else "empty target"] += 1
         continue
       yield source, target
-
-  def decoded_text(self, source_text, decoded_text):
-    """The output line for a decoded target: the text itself, unless a problem's
-    targets are a representation (e.g. linearised trees) to turn back into text."""
-    del source_text
-    return decoded_text
-
-  def needs_repair(self, source_text, decoded_text):
-    """Whether `decoded_text` has to repair this decoded target (e.g. an unbalanced
-    linearised tree); plain text never needs it. Problems whose `needs_repair` can say
-    yes set `repairs_outputs`, and the decoders report how many outputs they repaired."""
-    del source_text, decoded_text
-    return False
-
-  def required_counts(self, sources):
-    """sources [batch] tf.string -> [batch] int32: how many `counted_target_tokens` the
-    output for each source holds (problems that set them implement it, in TensorFlow ops:
-    t2t-exporter puts them in the SavedModel's graph)."""
-    raise NotImplementedError(f"{self.name} sets counted_target_tokens without required_counts")
 
   # Data generation.
 

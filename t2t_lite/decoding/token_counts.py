@@ -43,12 +43,12 @@ def counted_ids_table(pieces, tokens):
   return table
 
 
-def problem_counted_ids(problem, target_vocab, settings):
-  """The `counted` table of a problem's count rule, or None when it has none or the decode
-  settings lift it (`count_rule=False`)."""
-  if not (problem.counted_target_tokens and settings.count_rule):
+def counted_ids(target_form, target_vocab, settings):
+  """The `counted` table of a target form's count rule (target_form.py), or None when it
+  has none or the decode settings lift it (`count_rule=False`)."""
+  if not (target_form.counted_tokens and settings.count_rule):
     return None
-  return counted_ids_table(target_vocab.pieces(), problem.counted_target_tokens)
+  return counted_ids_table(target_vocab.pieces(), target_form.counted_tokens)
 
 
 def apply_count_rule(log_probs, sequences, rule, step, limits, eos_id=EOS_ID):

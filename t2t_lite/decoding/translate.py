@@ -1,7 +1,9 @@
 """Decoding text with a trained run's model: what t2t-decoder does.
 
-    translator = Translator(run, settings)  # run: a `t2t_lite.run.Run`; settings: DecodeHParams
+    translator = Translator(model, (input_vocab, target_vocab), problem.target_form, settings,
+                            strategy)          # settings: DecodeHParams
     outputs = translator.translate(lines)   # one output line per input line, in order
+    translation = translator.translation(lines)   # the lines, and how many were repaired
 
 (`Run.open(output_dir).translator("beam_size=4")` makes one from a run directory.)
 
@@ -14,11 +16,13 @@ Rules, whatever the input holds:
   to one of few widths (`input_widths`: each new width is a trace, seconds on
   a CPU), and restored to their order; several local GPUs decode batches side
   by side;
-- a problem with a count rule (parsing: one leaf per source word) decodes
-  under it unless the settings say `count_rule=False` (token_counts.py).
+- targets of a form with a count rule (parsing: one leaf per source word) decode
+  under it unless the settings say `count_rule=False` (token_counts.py); the form
+  turns each decoded target into its output line (target_form.py).
 """
 
 import sys
+import typing
 
 from absl import logging
 import numpy as np
@@ -26,23 +30,32 @@ import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
-from t2t_lite.decoding.token_counts import CountRule, problem_counted_ids
+from t2t_lite.decoding.token_counts import CountRule, counted_ids
 from t2t_lite.progress_line import ProgressLine
 from t2t_lite.strategy import uses_gpu
 
 
-class Translator:
-  """A run's model, vocabularies and decoding settings; text in, text out.
+class Translation(typing.NamedTuple):
+  """What `Translator.translation` gives back."""
+  lines: list     # One output line per input line, in order.
+  decoded: int    # How many lines were decoded (the non-empty ones).
+  repaired: int   # How many of their best outputs the target form had to repair.
 
-  run: anything with the attributes of a `t2t_lite.run.Run` whose model is
-    built: model, hparams, problem, input_vocab, target_vocab, strategy.
+
+class Translator:
+  """A model, its vocabularies and decoding settings; text in, text out.
+
+  model: a built model with `hparams` (a Transformer, or an ensemble of them).
+  vocabularies: (input Vocabulary, target Vocabulary).
+  target_form: what the targets need beyond being text (`Problem.target_form`).
   settings: the `DecodeHParams` to decode with.
+  strategy: the tf.distribute strategy the model lives in.
   """
 
-  def __init__(self, run, settings):
-    self.model, self.hparams, self.problem = run.model, run.hparams, run.problem
-    self.input_vocab, self.target_vocab = run.input_vocab, run.target_vocab
-    self.strategy = run.strategy
+  def __init__(self, model, vocabularies, target_form, settings, strategy):
+    self.model, self.hparams, self.target_form = model, model.hparams, target_form
+    self.input_vocab, self.target_vocab = vocabularies
+    self.strategy = strategy
     self.settings = settings
     self.input_limit = settings.input_limit(self.hparams)  # None: inputs are never cut.
     self.widths = input_widths(self.input_limit or self.hparams.max_length, step=1.25)
@@ -52,20 +65,18 @@ class Translator:
     self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy),
                                autograph=False)
     # [vocab] int32, or None: no count rule.
-    self.counted = problem_counted_ids(self.problem, self.target_vocab, settings)
-    self.repaired = self.decoded = 0  # Of the last `translate` call.
+    self.counted = counted_ids(target_form, self.target_vocab, settings)
     self.first_line_number = 1  # The number its input's first line has in its file.
 
   def translate(self, lines, progress=True):
-    """Input lines -> output lines (same count, same order).
+    """Input lines -> output lines (same count, same order)."""
+    return self.translation(lines, progress).lines
 
-    Sets `repaired`: how many lines' best output the problem had to repair (see
-    `TextPairProblem.needs_repair`), `decoded`: how many lines were decoded.
-    Warnings name line i as `first_line_number` + i.
-    """
+  def translation(self, lines, progress=True):
+    """Input lines -> their `Translation`. Warnings name line i as `first_line_number` + i."""
     lines = [line.rstrip("\r\n") for line in lines]
     outputs = [""] * len(lines)
-    self.repaired = 0
+    repaired = 0
     todo = [i for i, line in enumerate(lines) if line.strip()]
     ids = self._encode([lines[i] for i in todo], [i + self.first_line_number for i in todo])
     required = self._required_counts([lines[i] for i in todo])
@@ -80,17 +91,17 @@ class Translator:
                                    [[required[k] for k in b] for b in group])
       for batch, hypotheses in zip(group, decoded):
         for k, sentence_hypotheses in zip(batch, hypotheses):
-          outputs[todo[k]] = self._format(lines[todo[k]], sentence_hypotheses)
+          outputs[todo[k]], needed_repair = self._format(lines[todo[k]], sentence_hypotheses)
+          repaired += needed_repair
         meter.update(len(batch), sum(len(h[0][0]) for h in hypotheses if h))
     meter.finish()
-    self.decoded = len(todo)
-    return outputs
+    return Translation(outputs, len(todo), repaired)
 
   def _required_counts(self, lines):
     """The count rule's required count of each line ([] of int; zeros without the rule)."""
     if self.counted is None or not lines:
       return [0] * len(lines)
-    return self.problem.required_counts(tf.constant(lines)).numpy().tolist()
+    return self.target_form.required_counts(tf.constant(lines)).numpy().tolist()
 
   def _encode(self, texts, line_numbers):
     """Texts -> lists of ids ending with EOS, truncated to `input_limit` (warned)."""
@@ -141,20 +152,21 @@ class Translator:
                       extra_length=settings.extra_length, count_rule=rule)
 
   def _format(self, source, hypotheses):
-    """n-best (ids, score) of one sentence -> its output line."""
+    """n-best (ids, score) of one sentence -> (its output line, whether the best output
+    needed a repair)."""
     if not hypotheses:
-      return ""
+      return "", False
     texts = self.target_vocab.decode(
         tf.ragged.constant([ids for ids, _ in hypotheses], dtype=tf.int32)).numpy()
     fields = []
-    if self.problem.repairs_outputs:
-      self.repaired += self.problem.needs_repair(source, texts[0].decode("utf-8"))
+    needed_repair = (self.target_form.repairs
+                     and self.target_form.needs_repair(source, texts[0].decode("utf-8")))
     for text, (_, score) in zip(texts, hypotheses):
-      text = self.problem.decoded_text(source, text.decode("utf-8"))
+      text = self.target_form.output_text(source, text.decode("utf-8"))
       fields.append(" ".join(text.splitlines()))  # One output line per input line.
       if self.settings.write_scores:
         fields.append(f"{score:.4f}")
-    return "\t".join(fields)
+    return "\t".join(fields), needed_repair
 
 
 class _Meter:

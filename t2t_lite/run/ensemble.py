@@ -44,9 +44,9 @@ def open_runs(output_dir, checkpoint_path=None, problem=None):
 class RunEnsemble:
   """Runs of one problem and one vocabulary decoded together.
 
-  runs: the `Run`s, each restored, in one strategy. Has what a `Translator` reads of
-  a run (model: an `EnsembleModel`; hparams: its hparams; problem, vocabularies and
-  strategy: the first run's).
+  runs: the `Run`s, each restored, in one strategy. Decodes as a run does (model: an
+  `EnsembleModel`; hparams: its hparams; problem, vocabularies and strategy: the first
+  run's).
   """
 
   def __init__(self, runs):
@@ -75,7 +75,8 @@ class RunEnsemble:
     """A `Translator` of the ensemble (as `Run.translator`)."""
     if decode_hparams not in self._translators:
       self._translators[decode_hparams] = Translator(
-          self, decode_hparams_for(self.problem, decode_hparams))
+          self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
+          decode_hparams_for(self.problem, decode_hparams), self.strategy)
     return self._translators[decode_hparams]
 
   def translate(self, lines, decode_hparams="", progress=False):

@@ -194,7 +194,8 @@ class Run:
         raise UserError(f"{self.directory}: no model to decode with; use Run.open, or "
                         f"build_model or restore first")
       self._translators[decode_hparams] = Translator(
-          self, decode_hparams_for(self.problem, decode_hparams))
+          self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
+          decode_hparams_for(self.problem, decode_hparams), self.strategy)
     return self._translators[decode_hparams]
 
   def translate(self, lines, decode_hparams="", progress=False):

@@ -20,6 +20,7 @@ class DevDecoding:
     self.translator = translator
     self.sources = sources          # Source texts.
     self.references = references    # Target texts.
+    self.repaired = 0               # Outputs the last evaluation had to repair.
 
   @classmethod
   def from_data(cls, problem, data_dir, translator, sentences):
@@ -35,7 +36,7 @@ class DevDecoding:
 
   def evaluate(self):
     """-> (metric name, value), e.g. ("bleu", 23.4)."""
-    outputs = self.translator.translate(self.sources, progress=False)
+    outputs, _, self.repaired = self.translator.translation(self.sources, progress=False)
     own_metric = getattr(self.problem, "decoding_metric", None)
     if own_metric is not None:
       return own_metric(self.sources, outputs, self.references)
@@ -44,8 +45,7 @@ class DevDecoding:
   def describe(self):
     settings = self.translator.settings
     search = "greedy" if settings.beam_size == 1 else f"beam {settings.beam_size}"
-    repaired = (f", {self.translator.repaired} repaired" if self.problem.repairs_outputs
-                else "")
+    repaired = f", {self.repaired} repaired" if self.problem.target_form.repairs else ""
     return f"{len(self.sources)} dev sentences, {search}{repaired}"
 
 
