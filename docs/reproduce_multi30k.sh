@@ -1,52 +1,80 @@
 #!/usr/bin/env bash
-# The Multi30k reference run of docs/results.md, through t2t_lite's own commands:
-#   datagen -> trainer (greedy dev BLEU on all of val at every evaluation, curves.png)
-#   -> t2t-avg-all -> t2t-decoder (greedy and beam 4; last and averaged checkpoints)
-#   -> t2t-bleu on val and test_2016_flickr.
+# The Multi30k runs of docs/results.md, through t2t_lite's own commands:
+#   datagen -> trainer (greedy dev BLEU at every evaluation, curves.png)
+#   -> t2t-avg-all -> t2t-decoder (last and averaged checkpoints) -> t2t-bleu on val and
+#   test_2016_flickr.
 #
-#   docs/reproduce_multi30k.sh [ende|enfr] [RUN_ROOT]
+#   docs/reproduce_multi30k.sh [ende|enfr] [RUN_ROOT] [tiny|small]
+#
+# tiny (the default, the best per CPU hour): transformer_tiny_multi30k, Wu et al. 2021's
+#   recipe, trained for TRAIN_MINUTES (default 120) of wall clock, in mixed bfloat16 where
+#   the CPU has bfloat16 matmuls (AVX512_BF16 or AMX; else float32; PRECISION=float32 or
+#   bfloat16 overrides); greedy BLEU on 300 val sentences every 1,000 steps; the last
+#   AVERAGE (default 20) checkpoints, 100 steps apart, averaged; beam BEAM (5), alpha ALPHA
+#   (1.0): the values chosen on val (docs/results.md). About 2 h 10 min on 2 cores.
+# small: transformer_small_multi30k for TRAIN_STEPS (default 1000: 20-25 minutes of
+#   training on 2 cores of a recent Xeon, up to 1.5 hours on slower 2-core machines), the
+#   last 5 checkpoints averaged, greedy and beam 4: the first reference run.
 #
 # MULTI30K: a folder with the unpacked raw files (train.en, val.de, ...); default: the
 # shared data folder beside the project. Without the files there, t2t-datagen downloads
-# them into it. TRAIN_STEPS (default 1000: 20-25 minutes of training on 2 cores of a recent
-# Xeon, then about 6 minutes of decoding; up to 1.5 hours and 25 minutes on slower 2-core
-# machines) is read from the environment.
+# them into it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIR=${1:-ende}
 ROOT=${2:-runs/multi30k}
+RECIPE=${3:-tiny}
 MULTI30K=${MULTI30K:-../shared/data/multi30k}
-TRAIN_STEPS=${TRAIN_STEPS:-1000}
 SOURCE=${PAIR:0:2}
 TARGET=${PAIR:2:2}
 PROBLEM=translate_${PAIR}_multi30k
 DATA=$ROOT/data
-RUN=$ROOT/$PAIR
-AVG=$ROOT/${PAIR}_avg
-OUT=$ROOT/${PAIR}_decoded
+RUN=$ROOT/$PAIR; [ "$RECIPE" = tiny ] && RUN=$ROOT/${PAIR}_tiny
+AVG=${RUN}_avg
+OUT=${RUN}_decoded
 BIN=.venv/bin
+
+case $RECIPE in
+  tiny)
+    if [ -z "${PRECISION:-}" ]; then
+      PRECISION=float32
+      grep -qE 'avx512_bf16|amx_bf16' /proc/cpuinfo 2>/dev/null && PRECISION=bfloat16
+    fi
+    MIXED=""
+    [ "$PRECISION" = bfloat16 ] && MIXED=--mixed_precision=bfloat16
+    AVERAGE=${AVERAGE:-20}
+    TRAIN=(--hparams_set=transformer_tiny_multi30k $MIXED --train_steps=1000000
+           --train_minutes="${TRAIN_MINUTES:-120}" --local_eval_frequency=1000
+           --eval_decode_sentences=300 --keep_checkpoint_max="$AVERAGE")
+    BEAMS=("${BEAM:-5}")
+    ALPHA=${ALPHA:-1.0} ;;
+  small)
+    AVERAGE=5
+    TRAIN=(--hparams_set=transformer_small_multi30k --train_steps="${TRAIN_STEPS:-1000}"
+           --local_eval_frequency=200 --eval_decode_sentences=1014 --keep_checkpoint_max=20)
+    BEAMS=(1 4)
+    ALPHA=0.6 ;;
+  *) echo "unknown recipe $RECIPE: tiny or small" >&2; exit 2 ;;
+esac
 
 [ -f "$DATA/$PROBLEM-test.json" ] || \
   $BIN/t2t-datagen --problem="$PROBLEM" --tmp_dir="$MULTI30K" --data_dir="$DATA"
 
-$BIN/t2t-trainer --problem="$PROBLEM" --hparams_set=transformer_small_multi30k \
-  --data_dir="$DATA" --output_dir="$RUN" --train_steps="$TRAIN_STEPS" --random_seed=1 \
-  --local_eval_frequency=200 --eval_steps=0 --eval_decode_sentences=1014 \
-  --decode_hparams=beam_size=1 --save_checkpoints_steps=100 --save_checkpoints_secs=0 \
-  --keep_checkpoint_max=20
+$BIN/t2t-trainer --problem="$PROBLEM" "${TRAIN[@]}" --data_dir="$DATA" --output_dir="$RUN" \
+  --random_seed=1 --eval_steps=0 --decode_hparams=beam_size=1 \
+  --save_checkpoints_steps=100 --save_checkpoints_secs=0
 
-# The last 5 checkpoints (500 steps) averaged.
-$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=5
+$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n="$AVERAGE"
 
 mkdir -p "$OUT"
 for SPLIT in val test_2016_flickr; do
   for MODEL in last avg; do
     DIR=$RUN; [ "$MODEL" = avg ] && DIR=$AVG
-    for BEAM in 1 4; do
-      NAME=$OUT/$SPLIT.$MODEL.beam$BEAM.$TARGET
-      $BIN/t2t-decoder --output_dir="$DIR" --decode_hparams="beam_size=$BEAM" \
+    for BEAM_SIZE in "${BEAMS[@]}"; do
+      NAME=$OUT/$SPLIT.$MODEL.beam$BEAM_SIZE.$TARGET
+      $BIN/t2t-decoder --output_dir="$DIR" --decode_hparams="beam_size=$BEAM_SIZE,alpha=$ALPHA" \
         --decode_from_file="$MULTI30K/$SPLIT.$SOURCE" --decode_to_file="$NAME"
-      echo "== $SPLIT, $MODEL checkpoint, beam $BEAM"
+      echo "== $SPLIT, $MODEL checkpoint, beam $BEAM_SIZE, alpha $ALPHA"
       $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" \
         --language="$TARGET"
     done
