@@ -44,6 +44,7 @@ setup(
     },
     install_requires=[
         "tensorflow>=2.21,<2.22",
+        "keras>=3.15,<3.16",  # Internals some modules rely on: tests/test_keras_internals.py.
         "tensorflow-text>=2.21,<2.22",
         "tensorflow-datasets>=4.9,<5",
         "sacrebleu>=2.4,<3",
