@@ -1,15 +1,8 @@
 """Parameter counts of a Transformer, part by part, without any data: t2t-trainer --summary."""
 
-import numpy as np
-
 from t2t_lite.errors import UserError
-from t2t_lite.registry import MODELS, PROBLEMS
-
-
-def build(model):
-  """Creates the model's weights with a two-token forward pass."""
-  dummy = np.ones((1, 2), dtype="int32")
-  model({"inputs": dummy, "targets": dummy}, training=False)
+from t2t_lite.models.building import build, built_model
+from t2t_lite.registry import PROBLEMS
 
 
 def parameter_counts(model):
@@ -63,4 +56,4 @@ def summary_for(model_name, hparams, vocab_size=None, problem=None, data_dir=Non
     sizes = PROBLEMS[problem]().vocab_sizes(data_dir)
   else:
     raise UserError("--summary needs --vocab_size=N or --problem with --data_dir")
-  return format_summary(MODELS[model_name](hparams, *sizes))
+  return format_summary(built_model(model_name, hparams, *sizes))

@@ -18,7 +18,7 @@ from commands import call, error_line, one_line_error
 from model_fixtures import VARIANTS, VOCAB, small_model
 from t2t_lite.export_ctranslate2 import (MARKER, check_expressible, import_ctranslate2,
                                          save_spec, transformer_spec)
-from t2t_lite.summary import build
+from t2t_lite.models.building import build
 from tiny_runs import copy_run, tiny_run, tiny_text
 
 # Every variant but unequal key and value depths (one depth per head in CTranslate2),

@@ -10,7 +10,7 @@ import pytest
 
 from commands import one_line_error
 from model_fixtures import SMALL, VARIANTS, small_model
-from t2t_lite.summary import build
+from t2t_lite.models.building import build
 from t2t_lite.training.warm_start import copy_weights, piece_rows, vocabulary_weights
 from tiny_runs import TINY_HPARAMS, tiny_run, tiny_train
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from t2t_lite.constants import EOS_ID
 from t2t_lite.models.transformer import Transformer
-from t2t_lite.summary import build
+from t2t_lite.models.building import build
 
 
 def build_model(hparams, vocab_size, seed=0):

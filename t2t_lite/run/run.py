@@ -21,12 +21,12 @@ from t2t_lite.data.vocabulary import Vocabulary
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
-from t2t_lite.registry import MODELS, PROBLEMS
+from t2t_lite.models.building import built_model
+from t2t_lite.registry import PROBLEMS
 from t2t_lite.run import description as run_files
 from t2t_lite.run.checkpoints import (UnreadableCheckpoint, checkpoint_paths,
                                       restore_checkpoint, restore_newest)
 from t2t_lite.strategy import is_chief, make_strategy
-from t2t_lite.summary import build
 
 
 class Run:
@@ -60,8 +60,8 @@ class Run:
     The chief of `strategy` checks that a resumed run keeps its architecture, problem and
     vocabulary (`description.check_description`), then writes hparams.json, run.json and
     the vocabulary copies. flags: what run.json records of the command line.
-    write: False leaves the writing to `write_description` (or `described_on_first_save`),
-      so that a run refused later changes no file.
+    write: False leaves the writing to `write_description` (training calls it before its
+      first save), so that a run refused later changes no file.
     """
     strategy = strategy or tf.distribute.get_strategy()
     input_vocab_size, target_vocab_size = problem.vocab_sizes(data_dir)
@@ -84,18 +84,6 @@ class Run:
       run_files.write_description(self.directory, self.hparams, self.description,
                                   self._vocab_paths)
     self._described = True
-
-  def described_on_first_save(self, checkpoints):
-    """`checkpoints` (training's `Checkpoints`), its first `save` preceded by
-    `write_description`: a start or resume that stops before saving (refused, or with
-    nothing to do) leaves the run directory's files as they were."""
-    save = checkpoints.save
-
-    def save_described(step):
-      self.write_description()
-      return save(step)
-    checkpoints.save = save_described
-    return checkpoints
 
   @classmethod
   def read(cls, directory, strategy=None):
@@ -147,9 +135,9 @@ class Run:
     """The run's model with freshly initialised weights, in its strategy; also `self.model`."""
     self._translators = {}  # Those of an earlier model.
     with self.strategy.scope():
-      self.model = MODELS[self.description.model](
-          self.hparams, self.description.input_vocab_size, self.description.target_vocab_size)
-      build(self.model)
+      self.model = built_model(self.description.model, self.hparams,
+                               self.description.input_vocab_size,
+                               self.description.target_vocab_size)
     return self.model
 
   def restore(self, checkpoint=None):

@@ -94,10 +94,12 @@ def _train(problem, hparams, config, data_dir):
           "train", data_dir, hparams, training=True, deterministic=config.random_seed is not None,
           seed=config.random_seed, num_shards=context.num_input_pipelines,
           shard_index=context.input_pipeline_id, pad_to_bucket_boundary=jit_compile)))
-  checkpoints = run.described_on_first_save(Checkpoints(
+  # The run describes itself (hparams.json, run.json) on its first save: a start or
+  # resume that stops before saving (refused, or with nothing to do) changes no file.
+  checkpoints = Checkpoints(
       strategy, config.output_dir, config.keep_checkpoint_max, config.save_checkpoints_steps,
-      config.save_checkpoints_secs, model=model, optimizer=optimizer,
-      train_iterator=train_iterator))
+      config.save_checkpoints_secs, before_first_save=run.write_description, model=model,
+      optimizer=optimizer, train_iterator=train_iterator)
   resumed = checkpoints.restore_latest()
   if resumed is None and config.warm_start_from:
     warm_start(run, config.warm_start_from)
