@@ -18,11 +18,11 @@ from bench.forced_length import ForcedLength, without_eos
 from t2t_lite.constants import EOS_ID
 from t2t_lite.decoding.lengths import write_column
 from t2t_lite.decoding.model_decoding import decode_ids
+from t2t_lite.models.building import build
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.optimization import build_optimizer
-from t2t_lite.models.building import build
+from t2t_lite.training.precision import dtype_policy
 from t2t_lite.training.step import TrainStep
-from t2t_lite.training.trainer import _dtype_policy as dtype_policy
 
 
 def build_model(hparams, vocab_size, seed=0):

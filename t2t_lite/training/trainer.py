@@ -10,7 +10,6 @@ function of the step (as in tensor2tensor and the paper: 8 GPUs x ~3,125 target
 tokens ~ 25,000 tokens per step).
 """
 
-import contextlib
 import functools
 import os
 import time
@@ -33,6 +32,7 @@ from t2t_lite.training.divergence import LossWatch, check_loss
 from t2t_lite.training.early_stopping import MetricWatch
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.output_dir_guard import guarding
+from t2t_lite.training.precision import dtype_policy
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
 from t2t_lite.training.stopping import (EvaluationInterrupted, StopRequested, TimeLimit,
@@ -53,20 +53,8 @@ def train(problem, hparams, config, data_dir):
   if config.random_seed is not None:
     keras.utils.set_random_seed(config.random_seed)
   with guarding(config.output_dir), stopped_before_the_loop(), \
-      _dtype_policy(config.mixed_precision):
+      dtype_policy(config.mixed_precision):
     return _train(problem, hparams, config, data_dir)
-
-
-@contextlib.contextmanager
-def _dtype_policy(mixed_precision):
-  """Keras's global dtype policy "mixed_<mixed_precision>" inside (unchanged if None)."""
-  previous = keras.mixed_precision.dtype_policy()
-  if mixed_precision:
-    keras.mixed_precision.set_dtype_policy(f"mixed_{mixed_precision}")
-  try:
-    yield
-  finally:
-    keras.mixed_precision.set_dtype_policy(previous)
 
 
 def _train(problem, hparams, config, data_dir):
