@@ -85,13 +85,17 @@ def _flag_value(name):
   """The parsed value of flag `name`, or of the tensor2tensor name given for it."""
   given = {alias: flags.FLAGS[alias].value
            for alias in (name, *tensor2tensor_names.flag_aliases(name))}
-  distinct = {value for value in given.values() if value is not None}
+  distinct = []  # The values given, once each (a list flag's value is a list).
+  for value in given.values():
+    if value is not None and value not in distinct:
+      distinct.append(value)
   if len(distinct) > 1:
     first, *others = given
     raise UserError(f"--{first} and --{' and --'.join(others)} (tensor2tensor's name for it) "
                     f"disagree; give one")
-  value = distinct.pop() if distinct else flags.FLAGS[name].value
-  return tensor2tensor_names.FLAG_VALUES.get(name, {}).get(value, value)
+  value = distinct[0] if distinct else flags.FLAGS[name].value
+  values = tensor2tensor_names.FLAG_VALUES.get(name)
+  return values.get(value, value) if values else value
 
 
 def check_choices(config):

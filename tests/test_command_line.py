@@ -69,6 +69,20 @@ def test_flag_values_read_the_parsed_flags_and_require_names_the_missing_one():
     require(_First(cl_test_count=0), cl_test_count="how many")
 
 
+@dataclasses.dataclass(frozen=True)
+class _WithList:
+  cl_test_files: list = setting(None, "Comma-separated files.")
+
+
+def test_a_list_flag_reads_as_a_list():
+  define_flags(_WithList)
+  flags.FLAGS(["prog", "--cl_test_files=a.txt,b.txt"])
+  try:
+    assert flag_values(_WithList).cl_test_files == ["a.txt", "b.txt"]
+  finally:
+    flags.FLAGS.unparse_flags()
+
+
 def test_fields_without_help_text_are_no_flags():
   @dataclasses.dataclass(frozen=True)
   class WithPlainField:
