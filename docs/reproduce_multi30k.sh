@@ -11,7 +11,7 @@
 #   the CPU has bfloat16 matmuls (AVX512_BF16 or AMX; else float32; PRECISION=float32 or
 #   bfloat16 overrides); greedy BLEU on 300 val sentences every 1,000 steps; the last
 #   AVERAGE (default 20) checkpoints, 100 steps apart, averaged; beam BEAM (5), alpha ALPHA
-#   (1.0): the values chosen on val (docs/results.md). About 2 h 10 min on 2 cores.
+#   (1.4): the values chosen on val (docs/results.md). About 2 h 10 min on 2 cores.
 # small: transformer_small_multi30k for TRAIN_STEPS (default 1000: 20-25 minutes of
 #   training on 2 cores of a recent Xeon, up to 1.5 hours on slower 2-core machines), the
 #   last 5 checkpoints averaged, greedy and beam 4: the first reference run.
@@ -47,7 +47,7 @@ case $RECIPE in
            --train_minutes="${TRAIN_MINUTES:-120}" --local_eval_frequency=1000
            --eval_decode_sentences=300 --keep_checkpoint_max="$AVERAGE")
     BEAMS=("${BEAM:-5}")
-    ALPHA=${ALPHA:-1.0} ;;
+    ALPHA=${ALPHA:-1.4} ;;
   small)
     AVERAGE=5
     TRAIN=(--hparams_set=transformer_small_multi30k --train_steps="${TRAIN_STEPS:-1000}"
