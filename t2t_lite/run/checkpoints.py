@@ -198,11 +198,12 @@ def remove_unfinished_saves(run_dir):
   """Removes what a process killed mid-save leaves behind: `ckpt-N_temp` directories,
   and files of checkpoints older than every listed one (dropped from the state
   file, not yet deleted)."""
-  leftovers = tf.io.gfile.glob(os.path.join(run_dir, "ckpt-*_temp"))
+  any_checkpoint = checkpoint_prefix(run_dir, "*")  # RUN/ckpt-*
+  leftovers = tf.io.gfile.glob(any_checkpoint + "_temp")
   listed = checkpoint_paths(run_dir)
   if listed:
     oldest_kept = checkpoint_step(listed[0])
-    for path in tf.io.gfile.glob(os.path.join(run_dir, "ckpt-*.*")):
+    for path in tf.io.gfile.glob(any_checkpoint + ".*"):
       match = CHECKPOINT_FILE.fullmatch(os.path.basename(path))
       if match and int(match.group(1)) < oldest_kept:
         leftovers.append(path)
