@@ -77,8 +77,7 @@ def main(argv):
     translation = translator.translation(lines)
     outputs = translation.lines
     if translator.target_form.repairs:
-      logging.info("%d of %d decoded lines were malformed and repaired", translation.repaired,
-                   translation.decoded)
+      logging.info(translation.repair_line())
   text = "".join(line + "\n" for line in outputs)
   if args.decode_to_file:
     write_text_atomic(args.decode_to_file, text)

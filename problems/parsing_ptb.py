@@ -38,7 +38,7 @@ import tensorflow as tf
 from t2t_lite.constants import WORD_START
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
 from t2t_lite.data.trees import (LEAF_TOKENS, PLACEHOLDER_TAG, POS_TAGS, delinearize,
-                                  is_well_formed, linearize, normalize, read_mrg_file)
+                                  linearize, malformations, normalize, read_mrg_file)
 from t2t_lite.decoding.target_form import TargetForm
 from t2t_lite.errors import UserError
 
@@ -165,10 +165,12 @@ def target_symbols():
 
 class LinearisedTrees(TargetForm):
   """Targets that are linearised trees over the source words: one leaf (a POS tag, or
-  `XX`) per source word is the count rule; an output line is the bracketed tree, repaired
-  by `delinearize` when the decoded target is unbalanced."""
+  `XX`) per source word is the count rule, `(LABEL ... )LABEL` the bracket rule; an output
+  line is the bracketed tree, repaired by `delinearize` when the decoded target is
+  malformed (possible only when decoding lifts a rule)."""
 
   counted_tokens = tuple(sorted(LEAF_TOKENS))
+  bracket_pairs = tuple(("(" + label, ")" + label) for label in CONSTITUENT_LABELS)
   repairs = True
 
   def required_counts(self, sources):
@@ -179,9 +181,10 @@ class LinearisedTrees(TargetForm):
     """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""
     return tree_string(source_text, decoded_text, punctuation_tags(source_text.split()))
 
-  def needs_repair(self, source_text, decoded_text):
-    """Whether the decoded target is no well-formed tree over the source words."""
-    return not is_well_formed(source_text.split(), decoded_tokens(decoded_text))
+  def malformations(self, source_text, decoded_text):
+    """What is wrong with the decoded target as a tree over the source words
+    (`trees.malformations`); () when it is well-formed."""
+    return malformations(source_text.split(), decoded_tokens(decoded_text))
 
 
 def tree_string(source_text, decoded_text, tags=None):

@@ -21,8 +21,9 @@ holds its longest input, one traced search per width, and its ids padded back to
 length of the widest.
 Problems whose targets are a representation of text (parsing: linearised trees)
 return that representation; t2t-decoder turns it into trees. A problem's count rule
-(parsing: one leaf per source word; t2t_lite.decoding.token_counts) holds in both
-signatures, as in t2t-decoder, unless the decode settings lift it (`count_rule=False`):
+(parsing: one leaf per source word; t2t_lite.decoding.token_counts) and its bracket rule
+(parsing: well-formed trees; bracket_rule.py) hold in both signatures, as in t2t-decoder,
+unless the decode settings lift them (`count_rule=False`, `bracket_rule=False`):
 serving_default counts each sentence's requirement in the graph, decode_ids takes it.
 """
 
@@ -36,7 +37,7 @@ from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
-from t2t_lite.decoding.token_counts import CountRule, counted_ids
+from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.run import Run
 from t2t_lite.run.layout import EXPORT_DIR
 
@@ -56,13 +57,13 @@ class Exported(tf.Module):
     self.target_vocab = target_vocab
     self.settings = settings  # DecodeHParams.
     self.max_input_length = max_input_length
-    self.counted = counted_ids(target_form, target_vocab, settings)  # [vocab] or None.
+    self.rule_tables = rule_tables(target_form, target_vocab, settings)  # None: no rule.
     self.widths = input_widths(max_input_length, step=2)
     self.decode_length = decode_length(model.hparams, max_input_length, settings.extra_length)
     self.translate = tf.function(
         self._translate, input_signature=[tf.TensorSpec(None, tf.string, name="sentences")])
     ids_spec = [tf.TensorSpec([None, max_input_length], tf.int32, name="ids")]
-    if self.counted is None:
+    if self.rule_tables is None:
       self.decode_ids = tf.function(lambda ids: self._decode_ids(ids), input_signature=ids_spec)
     else:
       self.decode_ids = tf.function(
@@ -85,8 +86,7 @@ class Exported(tf.Module):
     """ids [batch, width] -> (ids [batch, beam, decode_length], zero-padded; scores
     [batch, beam])."""
     settings = self.settings
-    rule = None if self.counted is None else CountRule(tf.constant(self.counted),
-                                                        required_counts)
+    rule = None if self.rule_tables is None else self.rule_tables.rule(required_counts)
     ids, scores = decode_ids(self._model(), ids, beam_size=settings.beam_size,
                              alpha=settings.alpha, extra_length=settings.extra_length,
                              count_rule=rule)
@@ -106,7 +106,7 @@ class Exported(tf.Module):
     ids = tokens.to_tensor(default_value=PAD_ID, shape=[None, limit])  # [batch, limit]
     last = tf.equal(tf.range(limit), limit - 1)[None, :]              # [1, limit]
     ids = tf.where(tf.logical_and(too_long[:, None], last), EOS_ID, ids)
-    if self.counted is None:
+    if self.rule_tables is None:
       decoded = self.decode_ids(ids)
     else:
       decoded = self.decode_ids(ids, self.target_form.required_counts(sentences))  # [batch]

@@ -151,8 +151,8 @@ def test_malformed_output_still_gives_a_tree_with_every_word_once():
 def test_only_malformed_output_needs_repair():
   source = "The cat sat ."
   well_formed = "(S (NP XX XX )NP (VP XX )VP XX )S"
-  assert not PROBLEM.target_form.needs_repair(source, well_formed)
-  assert not PROBLEM.target_form.needs_repair(source, "(S(NPXXXX)NP(VPXX)VPXX)S")  # Glued, still whole.
+  assert not PROBLEM.target_form.malformations(source, well_formed)
+  assert not PROBLEM.target_form.malformations(source, "(S(NPXXXX)NP(VPXX)VPXX)S")  # Glued, still whole.
   for malformed in ["(S (NP XX XX )NP (VP XX",                 # Cut off.
                     "(S (NP XX XX )VP (VP XX )VP XX )S",       # A closer names another label.
                     "(S (NP XX XX )NP )S (VP XX XX )VP",       # Two roots.
@@ -160,7 +160,7 @@ def test_only_malformed_output_needs_repair():
                     "(S (NP XX XX )NP (VP XX XX )VP XX )S",    # A word too many.
                     "(S (NP )NP XX XX XX XX )S",               # An empty constituent.
                     "XX XX XX XX", ""]:
-    assert PROBLEM.target_form.needs_repair(source, malformed), malformed
+    assert PROBLEM.target_form.malformations(source, malformed), malformed
     repaired = PROBLEM.target_form.output_text(source, malformed)   # A tree all the same: "." tagged.
     assert repaired.count("(XX ") == 3 and repaired.count("(. .)") == 1, repaired
 
@@ -187,10 +187,13 @@ def test_the_translator_counts_the_lines_it_repaired(output, repaired):
   translator = Translator(model, (vocabulary, vocabulary), PROBLEM.target_form,
                           DecodeHParams(beam_size=1, extra_length=2, batch_size=2,
                                         count_rule=False), tf.distribute.get_strategy())
-  outputs, decoded, repaired_now = translator.translation(
-      ["Vinken joined", "", "He left", "They did"], progress=False)
+  translation = translator.translation(["Vinken joined", "", "He left", "They did"],
+                                       progress=False)
+  outputs = translation.lines
   assert outputs[1] == "" and all(line.startswith("(S (XX ") for line in outputs[::2])
-  assert (decoded, repaired_now) == (3, repaired)
+  assert (translation.decoded, translation.repaired) == (3, repaired)
+  assert translation.malformations == ({"brackets left open": 3} if repaired else {})
+  assert translation.repair_line().startswith(f"{repaired} of 3 decoded lines")
 
 
 def test_decoded_tokens_split_glued_tokens():

@@ -15,7 +15,7 @@ from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.greedy import greedy_search
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
-from t2t_lite.decoding.token_counts import CountRule, counted_ids, counted_ids_table
+from t2t_lite.decoding.token_counts import CountRule, counted_ids_table, rule_tables
 from t2t_lite.decoding import translate
 from t2t_lite.decoding.translate import Translator
 from t2t_lite.export import Exported
@@ -174,7 +174,7 @@ def test_the_exported_parser_decodes_under_its_rule(tmp_path):
   served = tf.saved_model.load(str(tmp_path)).signatures
   ids = [vocabulary.encode(tf.constant([sentence])).to_list()[0] for sentence in SENTENCES]
   padded_ids = tf.constant([row + [PAD] * (20 - len(row)) for row in ids], tf.int32)
-  counted = counted_ids(problem.target_form, vocabulary, settings)
+  counted = rule_tables(problem.target_form, vocabulary, settings).counted
   for required in ([2, 0, 5], [len(sentence.split()) for sentence in SENTENCES]):
     decoded = served["decode_ids"](ids=padded_ids, required_counts=tf.constant(required))
     best = [trim_after_eos(row[0]) for row in decoded["ids"].numpy()]

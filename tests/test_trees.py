@@ -1,12 +1,15 @@
 """Trees: reading .mrg files, normalising, linearising, and repairing a model's output."""
 
 import glob
+import itertools
 import os
 
 import pytest
 
-from t2t_lite.data.trees import (Tree, delinearize, is_well_formed, linearize, normalize,
-                                 parse_trees, read_mrg_file)
+from t2t_lite.data.trees import (CLOSER_MISMATCH, EMPTY_CONSTITUENT, FEWER_LEAVES, LEFT_OPEN,
+                                 MALFORMATIONS, NOT_ONE_ROOT, Tree, delinearize, is_well_formed,
+                                 linearize, malformations, normalize, parse_trees,
+                                 read_mrg_file)
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.evalb import COLLINS, ERROR, score_corpus
 
@@ -125,6 +128,26 @@ def test_delinearize_repairs_malformed_output(tokens, expected):
   tree = delinearize(WORDS, tokens.split())
   assert tree.to_string() == expected
   assert tree.words() == WORDS
+
+
+@pytest.mark.parametrize("words", [1, 2, 3])
+def test_malformations_name_something_exactly_when_delinearize_repairs(words):
+  words = ["w"] * words
+  for length in range(6):
+    for tokens in itertools.product(["(S", ")S", "(NP", ")NP", "XX", "DT", "the"],
+                                    repeat=length):
+      found = malformations(words, tokens)
+      assert (not found) == is_well_formed(words, tokens), (tokens, found)
+      assert len(set(found)) == len(found) and set(found) <= set(MALFORMATIONS)
+
+
+def test_malformations_say_what_is_wrong():
+  words = ["The", "cat", "sat"]
+  assert malformations(words, "(S (NP DT NN )NP (VP VBD".split()) == (LEFT_OPEN,)
+  assert malformations(words, "(S (NP DT NN )NP )S".split()) == (FEWER_LEAVES,)
+  assert malformations(words, "(S (NP DT NN )VP VBD )S".split()) == (CLOSER_MISMATCH,)
+  assert malformations(words, "(S (NP DT NN )NP )S (VP VBD )VP".split()) == (NOT_ONE_ROOT,)
+  assert malformations(words, "(S (NP )NP DT NN VBD )S".split()) == (EMPTY_CONSTITUENT,)
 
 
 def test_delinearize_of_nothing_is_an_empty_root():

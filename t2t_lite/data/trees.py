@@ -217,6 +217,60 @@ def is_well_formed(words, tokens):
   return linearize(delinearize(words, tokens), tag_leaves=True)[1] == list(tokens)
 
 
+# What `malformations` finds, in the order it reports them.
+FEWER_LEAVES = "fewer leaves than words"
+MORE_LEAVES = "more leaves than words"
+LEFT_OPEN = "brackets left open"
+CLOSES_NOTHING = "a closer with nothing open"
+CLOSER_MISMATCH = "a closer naming another label"
+EMPTY_CONSTITUENT = "an empty constituent"
+NOT_ONE_ROOT = "not one root constituent"
+UNKNOWN_TOKEN = "a token that is no bracket or leaf"
+MALFORMATIONS = (FEWER_LEAVES, MORE_LEAVES, LEFT_OPEN, CLOSES_NOTHING, CLOSER_MISMATCH,
+                 EMPTY_CONSTITUENT, NOT_ONE_ROOT, UNKNOWN_TOKEN)
+
+
+def malformations(words, tokens):
+  """What `delinearize` has to repair in `tokens` over `words`: a tuple of MALFORMATIONS,
+  in that order, each at most once. For one word or more, () exactly when
+  `is_well_formed(words, tokens)`."""
+  found = set()
+  leaves = 0
+  stack = []      # Open constituents: [label, whether it holds anything yet].
+  top = 0         # Top-level constituents and leaves.
+  for token in tokens:
+    if token in LEAF_TOKENS:
+      leaves += 1
+      if stack:
+        stack[-1][1] = True
+      else:
+        top += 1
+    elif token.startswith("(") and len(token) > 1:
+      if stack:
+        stack[-1][1] = True
+      else:
+        top += 1
+      stack.append([token[1:], False])
+    elif token.startswith(")") and len(token) > 1:
+      if not stack:
+        found.add(CLOSES_NOTHING)
+        continue
+      label, holds = stack.pop()
+      if label != token[1:]:
+        found.add(CLOSER_MISMATCH)
+      if not holds:
+        found.add(EMPTY_CONSTITUENT)
+    else:
+      found.add(UNKNOWN_TOKEN)
+  if stack:
+    found.add(LEFT_OPEN)
+  if leaves != len(words):
+    found.add(FEWER_LEAVES if leaves < len(words) else MORE_LEAVES)
+  if top != 1 or (tokens and tokens[0] in LEAF_TOKENS):
+    found.add(NOT_ONE_ROOT)
+  return tuple(kind for kind in MALFORMATIONS if kind in found)
+
+
 def delinearize(words, tokens, tags=None):
   """The tree that `tokens` (a model's output, maybe malformed) describes over `words`.
 

@@ -33,6 +33,8 @@ class DecodeHParams:
   truncate_inputs: bool = True  # False: inputs are never truncated (see `input_limit`).
   count_rule: bool = True       # Apply the problem's count rule, if it has one (parsing:
                                 # one leaf per source word); False: decode without it.
+  bracket_rule: bool = True     # With the count rule, the problem's bracket rule, if it has
+                                # one (parsing: well-formed trees); False: without it.
 
   def __post_init__(self):
     for name in ("beam_size", "batch_size", "n_best"):

@@ -8,10 +8,12 @@ whose targets stand for something else (parsing: linearised trees) gives a subcl
                                 output holds `required_counts` of them; () = no rule
   required_counts(sources)      sources [batch] tf.string -> [batch] int32, in TensorFlow
                                 ops (an exported SavedModel applies the rule too)
+  bracket_pairs                 (opener, closer) target tokens that must nest (the bracket
+                                rule, bracket_rule.py; needs the count rule); () = none
   output_text(source, decoded)  a decoded target -> its output line (a tree as text)
-  repairs, needs_repair(source, decoded)  whether output_text may have to repair a
-                                malformed target, and whether it does for this one (the
-                                decoders count those)
+  repairs, malformations(source, decoded)  whether output_text may have to repair a
+                                malformed target, and what it repairs in this one (a tuple
+                                of descriptions, () for none; the decoders count them)
 """
 
 
@@ -19,6 +21,7 @@ class TargetForm:
   """Targets that are plain text."""
 
   counted_tokens = ()
+  bracket_pairs = ()
   repairs = False
 
   def required_counts(self, sources):
@@ -29,9 +32,9 @@ class TargetForm:
     del source_text
     return decoded_text
 
-  def needs_repair(self, source_text, decoded_text):
+  def malformations(self, source_text, decoded_text):
     del source_text, decoded_text
-    return False
+    return ()
 
 
 PLAIN_TEXT = TargetForm()

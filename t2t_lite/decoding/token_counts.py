@@ -21,12 +21,15 @@ import numpy as np
 from keras import ops
 
 from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB, PAD_ID, WORD_START
+from t2t_lite.decoding.bracket_rule import BracketTables, apply_bracket_rule, bracket_tables
 
 
 class CountRule(typing.NamedTuple):
-  """counted: [vocab] int32, 1 for the ids of C (never PAD or EOS); required: [batch] int32."""
+  """counted: [vocab] int32, 1 for the ids of C (never PAD or EOS); required: [batch] int32;
+  brackets: the `bracket_rule.BracketTables` of a bracket rule on top, or None."""
   counted: typing.Any
   required: typing.Any
+  brackets: typing.Any = None
 
 
 def counted_ids_table(pieces, tokens):
@@ -43,12 +46,30 @@ def counted_ids_table(pieces, tokens):
   return table
 
 
-def counted_ids(target_form, target_vocab, settings):
-  """The `counted` table of a target form's count rule (target_form.py), or None when it
-  has none or the decode settings lift it (`count_rule=False`)."""
+class RuleTables(typing.NamedTuple):
+  """A target form's decoding rule over one vocabulary: `counted` ([vocab] int32) and the
+  bracket rule's `BracketTables`, or None."""
+  counted: np.ndarray
+  brackets: typing.Optional[BracketTables]
+
+  def rule(self, required):
+    """The `CountRule` of these tables for [batch] int32 required counts."""
+    brackets = (None if self.brackets is None
+                else BracketTables(*map(ops.convert_to_tensor, self.brackets)))
+    return CountRule(ops.convert_to_tensor(self.counted), required, brackets)
+
+
+def rule_tables(target_form, target_vocab, settings):
+  """The `RuleTables` of a target form's count rule (target_form.py), with its bracket rule
+  unless the settings lift that (`bracket_rule=False`); None when the form has no count
+  rule or the settings lift it (`count_rule=False`)."""
   if not (target_form.counted_tokens and settings.count_rule):
     return None
-  return counted_ids_table(target_vocab.pieces(), target_form.counted_tokens)
+  pieces = target_vocab.pieces()
+  brackets = None
+  if target_form.bracket_pairs and settings.bracket_rule:
+    brackets = bracket_tables(pieces, target_form.bracket_pairs, target_form.counted_tokens)
+  return RuleTables(counted_ids_table(pieces, target_form.counted_tokens), brackets)
 
 
 def apply_count_rule(log_probs, sequences, rule, step, limits, eos_id=EOS_ID):
@@ -57,7 +78,8 @@ def apply_count_rule(log_probs, sequences, rule, step, limits, eos_id=EOS_ID):
   log_probs: [batch, ..., vocab], the candidates for token number step + 1.
   sequences: [batch, ..., length + 1] int32, the ids so far (column 0 the initial
     PAD id, zeros after column `step`), the same leading axes as log_probs.
-  rule: a `CountRule`; limits: [batch] (lengths.py).
+  rule: a `CountRule` (with brackets, the bracket rule, which holds this one);
+  limits: [batch] (lengths.py).
   """
   def per_example(values):  # [batch] -> [batch, ..., 1], against [batch, ..., vocab].
     return ops.reshape(values, (-1,) + (1,) * (len(log_probs.shape) - 1))
@@ -65,6 +87,9 @@ def apply_count_rule(log_probs, sequences, rule, step, limits, eos_id=EOS_ID):
   held = ops.sum(ops.take(rule.counted, sequences), axis=-1)[..., None]   # [batch, ..., 1]
   missing = per_example(ops.cast(rule.required, "int32")) - held          # [batch, ..., 1]
   limits = per_example(limits)
+  if rule.brackets is not None:
+    return apply_bracket_rule(log_probs, sequences, rule.brackets, rule.counted, missing, step,
+                              limits, eos_id)
   # This is token number step + 1; the limit leaves limits - step - 2 before its EOS.
   below_limit = ops.less(step + 1, limits)
   must_count = ops.logical_and(below_limit, ops.greater(missing, limits - step - 2))

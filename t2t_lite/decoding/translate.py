@@ -17,10 +17,13 @@ Rules, whatever the input holds:
   a CPU), and restored to their order; several local GPUs decode batches side
   by side;
 - targets of a form with a count rule (parsing: one leaf per source word) decode
-  under it unless the settings say `count_rule=False` (token_counts.py); the form
-  turns each decoded target into its output line (target_form.py).
+  under it unless the settings say `count_rule=False` (token_counts.py), and with a
+  bracket rule (parsing: well-formed trees) under that too unless they say
+  `bracket_rule=False` (bracket_rule.py); the form turns each decoded target into its
+  output line (target_form.py).
 """
 
+import collections
 import sys
 import typing
 
@@ -30,7 +33,7 @@ import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
-from t2t_lite.decoding.token_counts import CountRule, counted_ids
+from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.progress_line import ProgressLine
 from t2t_lite.strategy import uses_gpu
 
@@ -40,6 +43,13 @@ class Translation(typing.NamedTuple):
   lines: list     # One output line per input line, in order.
   decoded: int    # How many lines were decoded (the non-empty ones).
   repaired: int   # How many of their best outputs the target form had to repair.
+  malformations: collections.Counter  # {what was repaired: in how many best outputs}.
+
+  def repair_line(self):
+    """E.g. "3 of 237 decoded lines were malformed and repaired (brackets left open 2, ...)"."""
+    kinds = ", ".join(f"{kind} {count}" for kind, count in self.malformations.most_common())
+    return (f"{self.repaired} of {self.decoded} decoded lines were malformed and repaired"
+            + (f" ({kinds})" if kinds else ""))
 
 
 class Translator:
@@ -64,8 +74,8 @@ class Translator:
     # keras.ops.while_loop: no autograph needed.
     self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy),
                                autograph=False)
-    # [vocab] int32, or None: no count rule.
-    self.counted = counted_ids(target_form, self.target_vocab, settings)
+    # The count rule's tables (and the bracket rule's), or None: no rule.
+    self.rule_tables = rule_tables(target_form, self.target_vocab, settings)
     self.first_line_number = 1  # The number its input's first line has in its file.
 
   def translate(self, lines, progress=True):
@@ -76,6 +86,7 @@ class Translator:
     """Input lines -> their `Translation`. Warnings name line i as `first_line_number` + i."""
     lines = [line.rstrip("\r\n") for line in lines]
     outputs = [""] * len(lines)
+    malformations = collections.Counter()
     repaired = 0
     todo = [i for i, line in enumerate(lines) if line.strip()]
     ids = self._encode([lines[i] for i in todo], [i + self.first_line_number for i in todo])
@@ -91,15 +102,16 @@ class Translator:
                                    [[required[k] for k in b] for b in group])
       for batch, hypotheses in zip(group, decoded):
         for k, sentence_hypotheses in zip(batch, hypotheses):
-          outputs[todo[k]], needed_repair = self._format(lines[todo[k]], sentence_hypotheses)
-          repaired += needed_repair
+          outputs[todo[k]], malformed = self._format(lines[todo[k]], sentence_hypotheses)
+          repaired += bool(malformed)
+          malformations.update(malformed)
         meter.update(len(batch), sum(len(h[0][0]) for h in hypotheses if h))
     meter.finish()
-    return Translation(outputs, len(todo), repaired)
+    return Translation(outputs, len(todo), repaired, malformations)
 
   def _required_counts(self, lines):
     """The count rule's required count of each line ([] of int; zeros without the rule)."""
-    if self.counted is None or not lines:
+    if self.rule_tables is None or not lines:
       return [0] * len(lines)
     return self.target_form.required_counts(tf.constant(lines)).numpy().tolist()
 
@@ -147,26 +159,26 @@ class Translator:
   def _decode_replicas(self, inputs, required):
     """inputs [batch, width] int32; required [batch] int32, the count rule's counts."""
     settings = self.settings
-    rule = None if self.counted is None else CountRule(tf.constant(self.counted), required)
+    rule = None if self.rule_tables is None else self.rule_tables.rule(required)
     return decode_ids(self.model, inputs, beam_size=settings.beam_size, alpha=settings.alpha,
                       extra_length=settings.extra_length, count_rule=rule)
 
   def _format(self, source, hypotheses):
-    """n-best (ids, score) of one sentence -> (its output line, whether the best output
-    needed a repair)."""
+    """n-best (ids, score) of one sentence -> (its output line, what the best output had
+    repaired: the target form's malformations, () for none)."""
     if not hypotheses:
-      return "", False
+      return "", ()
     texts = self.target_vocab.decode(
         tf.ragged.constant([ids for ids, _ in hypotheses], dtype=tf.int32)).numpy()
     fields = []
-    needed_repair = (self.target_form.repairs
-                     and self.target_form.needs_repair(source, texts[0].decode("utf-8")))
+    malformed = (self.target_form.malformations(source, texts[0].decode("utf-8"))
+                 if self.target_form.repairs else ())
     for text, (_, score) in zip(texts, hypotheses):
       text = self.target_form.output_text(source, text.decode("utf-8"))
       fields.append(" ".join(text.splitlines()))  # One output line per input line.
       if self.settings.write_scores:
         fields.append(f"{score:.4f}")
-    return "\t".join(fields), needed_repair
+    return "\t".join(fields), malformed
 
 
 class _Meter:

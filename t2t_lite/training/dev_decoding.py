@@ -36,7 +36,8 @@ class DevDecoding:
 
   def evaluate(self):
     """-> (metric name, value), e.g. ("bleu", 23.4)."""
-    outputs, _, self.repaired = self.translator.translation(self.sources, progress=False)
+    translation = self.translator.translation(self.sources, progress=False)
+    outputs, self.repaired = translation.lines, translation.repaired
     own_metric = getattr(self.problem, "decoding_metric", None)
     if own_metric is not None:
       return own_metric(self.sources, outputs, self.references)
