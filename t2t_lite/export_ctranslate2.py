@@ -185,7 +185,7 @@ def export_ctranslate2(output_dir, export_dir=None, checkpoint_path=None, quanti
 
 def sentencepiece_files(run):
   """{name in the export: the run's SentencePiece model file} (`SENTENCEPIECE_FILES`)."""
-  source, target = (os.path.join(run.directory, name) for name in run.description.vocab_files)
+  source, target = (os.path.join(run.output_dir, name) for name in run.description.vocab_files)
   if os.path.abspath(source) == os.path.abspath(target):
     return {SENTENCEPIECE_FILES["shared"]: source}
   return {SENTENCEPIECE_FILES["source"]: source, SENTENCEPIECE_FILES["target"]: target}

@@ -31,12 +31,12 @@ from t2t_lite.strategy import is_chief
 UNREADABLE_ERRORS = (tf.errors.OpError, IndexError)
 
 
-def checkpoint_paths(run_dir):
-  """Paths of the checkpoints the state file of run_dir lists, oldest first; a
+def checkpoint_paths(output_dir):
+  """Paths of the checkpoints the state file of output_dir lists, oldest first; a
   `DamagedFile` when the state file is there but does not read."""
-  state = tf.train.get_checkpoint_state(run_dir)
-  if state is None and tf.io.gfile.exists(os.path.join(run_dir, STATE_FILE)):
-    raise DamagedFile(os.path.join(run_dir, STATE_FILE), STATE_DAMAGE, STATE_REMEDY)
+  state = tf.train.get_checkpoint_state(output_dir)
+  if state is None and tf.io.gfile.exists(os.path.join(output_dir, STATE_FILE)):
+    raise DamagedFile(os.path.join(output_dir, STATE_FILE), STATE_DAMAGE, STATE_REMEDY)
   return list(state.all_model_checkpoint_paths) if state else []
 
 
@@ -46,13 +46,13 @@ STATE_REMEDY = ("restore it from a copy of the run, or write it anew: a line "
                 "then 'model_checkpoint_path: \"ckpt-N\"' naming the newest")
 
 
-def write_state(run_dir, paths):
-  """Replaces the state file of run_dir so that it lists `paths` (oldest first), the
-  last being the latest, by their names relative to run_dir."""
+def write_state(output_dir, paths):
+  """Replaces the state file of output_dir so that it lists `paths` (oldest first), the
+  last being the latest, by their names relative to output_dir."""
   names = [os.path.basename(path) for path in paths]
   lines = [f'model_checkpoint_path: "{names[-1]}"']
   lines += [f'all_model_checkpoint_paths: "{name}"' for name in names]
-  write_text_atomic(os.path.join(run_dir, STATE_FILE), "\n".join(lines) + "\n")
+  write_text_atomic(os.path.join(output_dir, STATE_FILE), "\n".join(lines) + "\n")
 
 
 def restore_checkpoint(checkpoint, path):
@@ -75,11 +75,11 @@ def restore_checkpoint(checkpoint, path):
                     f"was written with another vocabulary or architecture") from None
 
 
-def readable_checkpoints(checkpoint, run_dir):
-  """Yields (path, restore status) for the listed checkpoints of run_dir, newest first,
+def readable_checkpoints(checkpoint, output_dir):
+  """Yields (path, restore status) for the listed checkpoints of output_dir, newest first,
   each restored into `checkpoint` when reached; one that does not read is named in a
   warning and skipped."""
-  for path in reversed(checkpoint_paths(run_dir)):
+  for path in reversed(checkpoint_paths(output_dir)):
     try:
       status = restore_checkpoint(checkpoint, path)
     except UnreadableCheckpoint as error:
@@ -88,12 +88,12 @@ def readable_checkpoints(checkpoint, run_dir):
     yield path, status
 
 
-def restore_newest(checkpoint, run_dir):
+def restore_newest(checkpoint, output_dir):
   """(path, status) of the newest readable listed checkpoint, restored into `checkpoint`;
-  None when run_dir lists none; UserError when none of those listed reads."""
-  restored = next(readable_checkpoints(checkpoint, run_dir), None)
-  if restored is None and checkpoint_paths(run_dir):
-    raise UserError(f"none of the checkpoints listed in {os.path.join(run_dir, STATE_FILE)} "
+  None when output_dir lists none; UserError when none of those listed reads."""
+  restored = next(readable_checkpoints(checkpoint, output_dir), None)
+  if restored is None and checkpoint_paths(output_dir):
+    raise UserError(f"none of the checkpoints listed in {os.path.join(output_dir, STATE_FILE)} "
                     f"can be read (see the warnings above); restore them from a backup")
   return restored
 
@@ -113,35 +113,35 @@ class Checkpoints:
   before_first_save: called once, before the first save of this process.
   """
 
-  def __init__(self, strategy, run_dir, keep, every_steps, every_seconds,
+  def __init__(self, strategy, output_dir, keep, every_steps, every_seconds,
                before_first_save=None, **trackables):
     self.strategy = strategy
-    self.run_dir = run_dir
+    self.output_dir = output_dir
     self.every_steps = every_steps or 0
     self.every_seconds = every_seconds or 0
     self.keep = keep
     self.checkpoint = tf.train.Checkpoint(**trackables)
     self._before_first_save = before_first_save
     if is_chief(strategy):
-      remove_unfinished_saves(run_dir)
-    listed = checkpoint_paths(run_dir)
+      remove_unfinished_saves(output_dir)
+    listed = checkpoint_paths(output_dir)
     self.latest = listed[-1] if listed else None  # The newest listed checkpoint's path.
     self._last_step = 0
     self._last_time = time.monotonic()
 
   def restore_latest(self):
-    """Restores the newest readable checkpoint of run_dir; returns its path or None.
+    """Restores the newest readable checkpoint of output_dir; returns its path or None.
 
     Newer listed checkpoints that do not read are dropped from the state file
     (their files stay until a save of the same step replaces them).
     """
-    restored = restore_newest(self.checkpoint, self.run_dir)
+    restored = restore_newest(self.checkpoint, self.output_dir)
     if restored is None:
       return None
     path, _ = restored
-    listed = checkpoint_paths(self.run_dir)
+    listed = checkpoint_paths(self.output_dir)
     if listed[-1] != path and is_chief(self.strategy):
-      write_state(self.run_dir, listed[:listed.index(path) + 1])
+      write_state(self.output_dir, listed[:listed.index(path) + 1])
     self.latest = path
     logging.info("restored %s", path)
     self._last_step = checkpoint_step(path)
@@ -165,7 +165,7 @@ class Checkpoints:
     else:
       # Other workers must take part in the save's collective ops; they write to a
       # private directory and delete it.
-      scratch = os.path.join(self.run_dir, f".worker_{self.strategy.cluster_resolver.task_id}")
+      scratch = os.path.join(self.output_dir, f".worker_{self.strategy.cluster_resolver.task_id}")
       path = self.checkpoint.write(checkpoint_prefix(scratch, step))
       tf.io.gfile.rmtree(scratch)
     self._last_step, self._last_time = step, time.monotonic()
@@ -175,32 +175,32 @@ class Checkpoints:
     """Writes ckpt-<step>, lists it with the `keep - 1` before it, then deletes the
     files of older ones. A failed save (no space, read-only) leaves no partial files
     and is a UserError naming the directory and the cause."""
-    prefix = checkpoint_prefix(self.run_dir, step)
+    prefix = checkpoint_prefix(self.output_dir, step)
     try:
       self.checkpoint.save_counter.assign_add(1)  # Restoring expects it, as Checkpoint.save.
       path = self.checkpoint.write(prefix)
-      older = [p for p in checkpoint_paths(self.run_dir) if checkpoint_step(p) != step]
+      older = [p for p in checkpoint_paths(self.output_dir) if checkpoint_step(p) != step]
       listed = older + [path]
-      write_state(self.run_dir, listed[-self.keep:])
+      write_state(self.output_dir, listed[-self.keep:])
     except (tf.errors.OpError, OSError) as error:
       _remove_checkpoint_files(prefix)
       raise UserError(
           f"could not save checkpoint {prefix}: {first_line(error)}; the last checkpoint "
           f"{self.latest or '(none yet)'} is intact; free space or fix "
-          f"{self.run_dir}, then run the same command to resume") from None
+          f"{self.output_dir}, then run the same command to resume") from None
     self.latest = path
     for dropped in listed[:-self.keep]:
       _remove_checkpoint_files(dropped)
     return path
 
 
-def remove_unfinished_saves(run_dir):
+def remove_unfinished_saves(output_dir):
   """Removes what a process killed mid-save leaves behind: `ckpt-N_temp` directories,
   and files of checkpoints older than every listed one (dropped from the state
   file, not yet deleted)."""
-  any_checkpoint = checkpoint_prefix(run_dir, "*")  # RUN/ckpt-*
+  any_checkpoint = checkpoint_prefix(output_dir, "*")  # RUN/ckpt-*
   leftovers = tf.io.gfile.glob(any_checkpoint + "_temp")
-  listed = checkpoint_paths(run_dir)
+  listed = checkpoint_paths(output_dir)
   if listed:
     oldest_kept = checkpoint_step(listed[0])
     for path in tf.io.gfile.glob(any_checkpoint + ".*"):

@@ -53,7 +53,7 @@ class RunEnsemble:
     check_compatible(runs)
     self.runs = list(runs)
     first = self.runs[0]
-    self.directory = ",".join(run.directory for run in self.runs)
+    self.output_dir = ",".join(run.output_dir for run in self.runs)
     self.model = EnsembleModel([run.model for run in self.runs])
     self.hparams = self.model.hparams
     self.problem, self.strategy = first.problem, first.strategy
@@ -89,13 +89,13 @@ def check_compatible(runs):
   first = runs[0]
   for run in runs[1:]:
     if run.description.problem != first.description.problem:
-      raise UserError(f"cannot ensemble {first.directory} and {run.directory}: they are runs "
+      raise UserError(f"cannot ensemble {first.output_dir} and {run.output_dir}: they are runs "
                       f"of problems {first.description.problem} and {run.description.problem}")
     for side in ("input", "target"):
       difference = vocabulary_difference(getattr(first, f"{side}_vocab"),
                                          getattr(run, f"{side}_vocab"))
       if difference:
-        raise UserError(f"cannot ensemble {first.directory} and {run.directory}: their {side} "
+        raise UserError(f"cannot ensemble {first.output_dir} and {run.output_dir}: their {side} "
                         f"vocabularies differ ({difference}); ensemble runs trained on one "
                         f"vocabulary")
 

@@ -12,7 +12,8 @@
     RUN/export/                EXPORT_DIR: t2t-exporter's SavedModel by default
 
 Reading and writing them: `t2t_lite.run.description` (the describing files) and
-`t2t_lite.run.checkpoints` (the checkpoints).
+`t2t_lite.run.checkpoints` (the checkpoints). In code the run directory is `output_dir`
+(t2t-trainer's flag; `Run.output_dir`); t2t-avg-all's `--model_dir` names the run it reads.
 """
 
 import os
@@ -37,9 +38,9 @@ def checkpoint_name(step):
   return f"ckpt-{step}"
 
 
-def checkpoint_prefix(run_dir, step):
+def checkpoint_prefix(output_dir, step):
   """The path TensorFlow writes checkpoint `step`'s files under: RUN/ckpt-N."""
-  return os.path.join(run_dir, checkpoint_name(step))
+  return os.path.join(output_dir, checkpoint_name(step))
 
 
 def checkpoint_step(path):

@@ -32,28 +32,28 @@ from t2t_lite.strategy import is_chief, make_strategy
 class Run:
   """A run directory and what it holds.
 
-  directory: the run directory; hparams: its HParams (hparams.json);
+  output_dir: the run directory; hparams: its HParams (hparams.json);
   description: its RunDescription (run.json); strategy: the tf.distribute
   strategy its model lives in; model: None until `build_model` or `restore`.
   `problem` and the vocabularies are made on first use.
   """
 
-  def __init__(self, directory, hparams, description, strategy=None, problem=None,
+  def __init__(self, output_dir, hparams, description, strategy=None, problem=None,
                vocab_paths=None):
-    self.directory = directory
+    self.output_dir = output_dir
     self.hparams = hparams
     self.description = description
     self.strategy = strategy or tf.distribute.get_strategy()
     self.model = None
     self._problem = problem
     self._vocab_paths = vocab_paths or tuple(
-        os.path.join(directory, name) for name in description.vocab_files)
+        os.path.join(output_dir, name) for name in description.vocab_files)
     self._vocabularies = None
     self._translators = {}
     self._described = False  # Whether `write_description` ran.
 
   @classmethod
-  def create(cls, directory, problem, hparams, data_dir, *, model="transformer", flags=None,
+  def create(cls, output_dir, problem, hparams, data_dir, *, model="transformer", flags=None,
              strategy=None, write=True):
     """A run of `problem` (its data generated in data_dir) with `hparams`, new or resumed.
 
@@ -71,8 +71,8 @@ class Run:
         target_vocab_size=target_vocab_size,
         vocab_files=tuple(os.path.basename(path) for path in vocab_paths), flags=flags or {})
     if is_chief(strategy):
-      run_files.check_description(directory, hparams, description, vocab_paths)
-    run = cls(directory, hparams, description, strategy, problem, vocab_paths)
+      run_files.check_description(output_dir, hparams, description, vocab_paths)
+    run = cls(output_dir, hparams, description, strategy, problem, vocab_paths)
     if write:
       run.write_description()
     return run
@@ -81,28 +81,28 @@ class Run:
     """The chief writes hparams.json, run.json and the vocabulary copies of a `create`d run
     (those that changed); once only."""
     if is_chief(self.strategy) and not self._described:
-      run_files.write_description(self.directory, self.hparams, self.description,
+      run_files.write_description(self.output_dir, self.hparams, self.description,
                                   self._vocab_paths)
     self._described = True
 
   @classmethod
-  def read(cls, directory, strategy=None):
+  def read(cls, output_dir, strategy=None):
     """What a run directory says about itself, without a model; UserError naming the file
     and the field when one is damaged, or when it is not a run directory."""
-    hparams, description = run_files.read_run(directory)
-    return cls(directory, hparams, description, strategy)
+    hparams, description = run_files.read_run(output_dir)
+    return cls(output_dir, hparams, description, strategy)
 
   @classmethod
-  def open(cls, directory, checkpoint=None, problem=None, strategy=None):
+  def open(cls, output_dir, checkpoint=None, problem=None, strategy=None):
     """The run with its weights from `checkpoint`, or else from its newest checkpoint that
     reads, on every local GPU (`make_strategy`, or the given `strategy`).
 
     problem: the name of the problem the caller expects (UserError when the run is of
       another); None: the run's own.
     """
-    run = cls.read(directory, strategy or make_strategy())
+    run = cls.read(output_dir, strategy or make_strategy())
     if problem and PROBLEMS.canonical_name(problem) != run.description.problem:
-      raise UserError(f"{directory} is a run of problem {run.description.problem}, not "
+      raise UserError(f"{output_dir} is a run of problem {run.description.problem}, not "
                       f"{problem}; pass that run's problem or another --output_dir")
     run._problem = PROBLEMS[run.description.problem]()  # Unknown: fails before the model loads.
     run.restore(checkpoint)
@@ -151,9 +151,9 @@ class Run:
       if not tf.io.gfile.exists(checkpoint + ".index"):
         raise UserError(f"--checkpoint_path={checkpoint}: no such checkpoint (expected "
                         f"{checkpoint}.index)")
-      run_files.check_checkpoint_fits(self.directory, checkpoint)
-    elif not checkpoint_paths(self.directory):
-      raise UserError(f"no checkpoint in {self.directory}; train first (t2t-trainer) or pass "
+      run_files.check_checkpoint_fits(self.output_dir, checkpoint)
+    elif not checkpoint_paths(self.output_dir):
+      raise UserError(f"no checkpoint in {self.output_dir}; train first (t2t-trainer) or pass "
                       f"--checkpoint_path")
     with self.strategy.scope():
       saved = tf.train.Checkpoint(model=self.build_model())
@@ -168,7 +168,7 @@ class Run:
 
   def _restore_into(self, saved, checkpoint):
     if not checkpoint:
-      return restore_newest(saved, self.directory)
+      return restore_newest(saved, self.output_dir)
     try:
       return checkpoint, restore_checkpoint(saved, checkpoint)
     except UnreadableCheckpoint as error:
@@ -179,7 +179,7 @@ class Run:
     applied, a string as --decode_hparams takes it, e.g. "beam_size=1,extra_length=20"."""
     if decode_hparams not in self._translators:
       if self.model is None:
-        raise UserError(f"{self.directory}: no model to decode with; use Run.open, or "
+        raise UserError(f"{self.output_dir}: no model to decode with; use Run.open, or "
                         f"build_model or restore first")
       self._translators[decode_hparams] = Translator(
           self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,

@@ -26,11 +26,11 @@ from t2t_lite.writer_lock import LOCK_NAME
 BEST_FILE = "best.json"  # Also the marker by which replacing_directory knows best/ as ours.
 
 
-def best_dir(run_dir):
-  return os.path.join(run_dir, BEST_DIR)
+def best_dir(output_dir):
+  return os.path.join(output_dir, BEST_DIR)
 
 
-def read_record(run_dir):
+def read_record(output_dir):
   """The record in RUN/best/best.json ({"metric", "minimize", "value", "step", ...}), or
   None when the run has no best/ yet; UserError when RUN/best holds something else.
 
@@ -38,7 +38,7 @@ def read_record(run_dir):
   best.old and the complete new one, best.incomplete: the record is the new one's
   (the next write completes that swap before it replaces the result).
   """
-  path = best_dir(run_dir)
+  path = best_dir(output_dir)
   staging, old = path + TEMP_SUFFIX, path + OLD_SUFFIX
   if not os.path.isfile(os.path.join(path, BEST_FILE)) and os.path.isdir(old):
     path = staging if os.path.isdir(staging) else old
@@ -52,17 +52,17 @@ def read_record(run_dir):
   return None
 
 
-def keep(model, strategy, run_dir, record):
+def keep(model, strategy, output_dir, record):
   """Writes `model`'s weights as RUN/best, replacing the earlier best, with `record` (a
   dict with "step") as best.json. Under MultiWorkerMirroredStrategy every worker calls
   this (a save takes part in collective ops); only the chief's copy is kept."""
   step = record["step"]
   if is_chief(strategy):
-    path = best_dir(run_dir)
+    path = best_dir(output_dir)
     with replacing_directory(path, BEST_FILE, json.dumps(record, indent=2, sort_keys=True),
                              path) as staging:
-      save_as_run(model, run_dir, staging, step)
+      save_as_run(model, output_dir, staging, step)
   else:
-    scratch = os.path.join(run_dir, f".worker_{strategy.cluster_resolver.task_id}_best")
+    scratch = os.path.join(output_dir, f".worker_{strategy.cluster_resolver.task_id}_best")
     tf.train.Checkpoint(model=model).write(checkpoint_prefix(scratch, step))
     tf.io.gfile.rmtree(scratch)

@@ -126,7 +126,7 @@ class MetricWatch:
   def __init__(self, name, minimize, rule, run, model):
     self.name, self.minimize, self.rule = name, minimize, rule
     self.run, self.model = run, model  # The `t2t_lite.run.Run` and its model in training.
-    self.run_dir = run.directory
+    self.output_dir = run.output_dir
     self.best = None         # best.json's record of the best evaluation so far.
     self.stop_reason = None  # Set at the evaluation that ends training.
 
@@ -145,7 +145,7 @@ class MetricWatch:
     rule = Patience(config.eval_early_stopping_steps, config.eval_early_stopping_metric_delta,
                     minimize)
     watch = cls(name, minimize, rule, run, model)
-    watch._resume(best_checkpoint.read_record(run.directory))
+    watch._resume(best_checkpoint.read_record(run.output_dir))
     if step % config.local_eval_frequency == 0:  # The evaluation at `step` took place.
       watch.stop_reason = rule.stop_reason(step, watch.name)
     return watch
@@ -154,7 +154,7 @@ class MetricWatch:
     """Takes over the best so far from best.json's `record` when it is by this metric."""
     if record is None:
       return
-    path = best_checkpoint.best_dir(self.run_dir)
+    path = best_checkpoint.best_dir(self.output_dir)
     remedy = f"remove {path} (the next evaluation writes it anew)"
     where = f"{path}/{best_checkpoint.BEST_FILE}"
     metric = check_field(record, "metric", str, where, remedy)
@@ -191,11 +191,11 @@ class MetricWatch:
                    "step": step, "checkpoint": checkpoint_name(step), "evaluation": description,
                    "reference_step": reference_step, "reference_value": reference_value}
       self.run.write_description()  # best/ copies it (a new run writes it at its first save).
-      best_checkpoint.keep(self.model, self.run.strategy, self.run_dir, self.best)
+      best_checkpoint.keep(self.model, self.run.strategy, self.output_dir, self.best)
       was = "" if previous is None else (
           f" (before: {previous['value']:.4g} at step {previous['step']})")
       message(f"best checkpoint: step {step}, {self.name} {value:.4g}{was}, in "
-              f"{best_checkpoint.best_dir(self.run_dir)}")
+              f"{best_checkpoint.best_dir(self.output_dir)}")
     self.stop_reason = self.rule.stop_reason(step, self.name)
 
   def _value(self, results):
