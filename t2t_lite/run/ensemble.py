@@ -13,11 +13,10 @@ names the first that differs. The step's distribution is the mean of the members
 every --decode_hparams setting apply as for one run.
 """
 
-from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.ensemble import EnsembleModel
-from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
 from t2t_lite.run.run import Run
+from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import make_strategy
 
 
@@ -41,7 +40,7 @@ def open_runs(output_dir, checkpoint_path=None, problem=None):
   return RunEnsemble.open(directories, checkpoints, problem)
 
 
-class RunEnsemble:
+class RunEnsemble(Translating):
   """Runs of one problem and one vocabulary decoded together.
 
   runs: the `Run`s, each restored, in one strategy. Decodes as a run does (model: an
@@ -70,18 +69,6 @@ class RunEnsemble:
     check_compatible([Run.read(d, strategy) for d in directories])  # Before any weights load.
     return cls([Run.open(d, c, problem, strategy=strategy)
                 for d, c in zip(directories, checkpoints)])
-
-  def translator(self, decode_hparams=""):
-    """A `Translator` of the ensemble (as `Run.translator`)."""
-    if decode_hparams not in self._translators:
-      self._translators[decode_hparams] = Translator(
-          self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
-          decode_hparams_for(self.problem, decode_hparams), self.strategy)
-    return self._translators[decode_hparams]
-
-  def translate(self, lines, decode_hparams="", progress=False):
-    """Input lines -> output lines (as many, in order), decoded as t2t-decoder decodes."""
-    return self.translator(decode_hparams).translate(lines, progress=progress)
 
 
 def check_compatible(runs):

@@ -18,18 +18,17 @@ from absl import logging
 import tensorflow as tf
 
 from t2t_lite.data.vocabulary import Vocabulary
-from t2t_lite.decoding.decode_hparams import decode_hparams_for
-from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
 from t2t_lite.models.building import built_model
 from t2t_lite.registry import PROBLEMS
 from t2t_lite.run import description as run_files
 from t2t_lite.run.checkpoints import (UnreadableCheckpoint, checkpoint_paths,
                                       restore_checkpoint, restore_newest)
+from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import is_chief, make_strategy
 
 
-class Run:
+class Run(Translating):
   """A run directory and what it holds.
 
   output_dir: the run directory; hparams: its HParams (hparams.json);
@@ -174,18 +173,7 @@ class Run:
     except UnreadableCheckpoint as error:
       raise UserError(f"{error}; pass another --checkpoint_path") from None
 
-  def translator(self, decode_hparams=""):
-    """A `Translator` of the model: the problem's decoding defaults with `decode_hparams`
-    applied, a string as --decode_hparams takes it, e.g. "beam_size=1,extra_length=20"."""
-    if decode_hparams not in self._translators:
-      if self.model is None:
-        raise UserError(f"{self.output_dir}: no model to decode with; use Run.open, or "
-                        f"build_model or restore first")
-      self._translators[decode_hparams] = Translator(
-          self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
-          decode_hparams_for(self.problem, decode_hparams), self.strategy)
-    return self._translators[decode_hparams]
-
-  def translate(self, lines, decode_hparams="", progress=False):
-    """Input lines -> output lines (as many, in order), decoded as t2t-decoder decodes."""
-    return self.translator(decode_hparams).translate(lines, progress=progress)
+  def _check_decodable(self):
+    if self.model is None:
+      raise UserError(f"{self.output_dir}: no model to decode with; use Run.open, or "
+                      f"build_model or restore first")

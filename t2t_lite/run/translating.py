@@ -1,0 +1,26 @@
+"""What a run and an ensemble of runs share: text in, text out, as t2t-decoder decodes."""
+
+from t2t_lite.decoding.decode_hparams import decode_hparams_for
+from t2t_lite.decoding.translate import Translator
+
+
+class Translating:
+  """`translator` and `translate` for an object with `model`, `input_vocab`, `target_vocab`,
+  `problem`, `strategy` and a `_translators` dict (emptied when the model changes)."""
+
+  def translator(self, decode_hparams=""):
+    """A `Translator` of the model: the problem's decoding defaults with `decode_hparams`
+    applied, a string as --decode_hparams takes it, e.g. "beam_size=1,extra_length=20"."""
+    if decode_hparams not in self._translators:
+      self._check_decodable()
+      self._translators[decode_hparams] = Translator(
+          self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
+          decode_hparams_for(self.problem, decode_hparams), self.strategy)
+    return self._translators[decode_hparams]
+
+  def translate(self, lines, decode_hparams="", progress=False):
+    """Input lines -> output lines (as many, in order), decoded as t2t-decoder decodes."""
+    return self.translator(decode_hparams).translate(lines, progress=progress)
+
+  def _check_decodable(self):
+    """A UserError when there is no model to decode with yet."""
