@@ -12,6 +12,7 @@ PROBLEMS = [
     "translate_enfr = t2t_lite.problems.translate_wmt14:TranslateEnfrWmt32k",
     "parsing_english_ptb16k = t2t_lite.problems.parsing_ptb:ParsingEnglishPtb16k",
     "parsing_english_ptb = t2t_lite.problems.parsing_ptb:ParsingEnglishPtb16k",
+    "parsing_english_ptb16k_words = t2t_lite.problems.parsing_ptb:ParsingEnglishPtb16kWords",
     "translate_deen_ding8k = t2t_lite.problems.translate_dictionary_deen:TranslateDeenDing8k",
     "translate_deen_ding = t2t_lite.problems.translate_dictionary_deen:TranslateDeenDing8k",
 ] + [f"translate_{pair}_multi30k = t2t_lite.problems.translate_multi30k:"

@@ -38,7 +38,8 @@ import tensorflow as tf
 from t2t_lite.constants import WORD_START
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
 from t2t_lite.data.trees import (LEAF_TOKENS, PLACEHOLDER_TAG, POS_TAGS, delinearize,
-                                  linearize, malformations, normalize, read_mrg_file)
+                                  is_bracket, linearize, malformations, normalize,
+                                  read_mrg_file)
 from t2t_lite.decoding.target_form import TargetForm
 from t2t_lite.errors import UserError
 
@@ -91,7 +92,7 @@ def split_files(paths):
           "test": paths[train_end + tenth:]}
 
 
-def decoded_tokens(text):
+def decoded_tokens(text, word_leaves=False):
   """The linearised tokens of a decoded target, also where the model glued them together
   (the vocabulary's plain pieces, "NN" beside "▁NN", decode without a space).
 
@@ -99,9 +100,20 @@ def decoded_tokens(text):
   A token that is no label or leaf splits into leaves (POS tags or `XX`), after a
   bracket and a label: `XXXX` -> `XX`, `XX`; `(NPDTNN` -> `(NP`, `DT`, `NN`. Known
   labels and longer leaves are tried first (`PRP$` stays one tag); a token that
-  does not split stays as it is.
+  does not split stays as it is. With `word_leaves` a leaf is a word, never split: only
+  a bracket glued to a word splits, after its longest known label (`(NPThe` -> `(NP`,
+  `The`).
   """
-  return [piece for token in _DECODED_TOKEN.findall(text) for piece in _unglued(token)]
+  unglue = _unglued_word if word_leaves else _unglued
+  return [piece for token in _DECODED_TOKEN.findall(text) for piece in unglue(token)]
+
+
+def _unglued_word(token):
+  """One whitespace- and bracket-free token of a target with word leaves -> its tokens."""
+  if token[0] not in "()" or token[1:] in CONSTITUENT_LABELS:
+    return [token]
+  label = next((known for known in _LABELS_LONGEST_FIRST if token[1:].startswith(known)), None)
+  return [token] if label is None else [token[0] + label, token[1 + len(label):]]
 
 
 def _unglued(token):
@@ -148,30 +160,50 @@ def punctuation_tags(words):
   return [PUNCTUATION_TAGS.get(word, PLACEHOLDER_TAG) for word in words]
 
 
-def target_symbols():
-  """The vocabulary's atomic pieces: every bracket token, POS tag and `XX`, with and
-  without "▁".
+def target_symbols(word_leaves=False):
+  """The vocabulary's atomic pieces: every bracket token, and (unless the leaves are
+  words) every POS tag and `XX`, with and without "▁".
 
   SentencePiece marks a word start with "▁" and, for a plain symbol, spends a
   piece of its own on that mark: `▁ (NP ▁ XX`. The marked forms make each
   linearised token a single piece, halving the target length; the plain
-  forms still cover tokens glued together without a space.
+  forms still cover tokens glued together without a space. (SentencePiece cuts a
+  symbol out of any text it appears in, words too: with word leaves, tags are no
+  symbols, so that `CNN` stays whole.)
   """
   plain = (tuple("(" + label for label in CONSTITUENT_LABELS)
-           + tuple(")" + label for label in CONSTITUENT_LABELS) + POS_TAGS
-           + (PLACEHOLDER_TAG,))
+           + tuple(")" + label for label in CONSTITUENT_LABELS))
+  if not word_leaves:
+    plain += POS_TAGS + (PLACEHOLDER_TAG,)
   return tuple(WORD_START + symbol for symbol in plain) + plain
 
 
 class LinearisedTrees(TargetForm):
-  """Targets that are linearised trees over the source words: one leaf (a POS tag, or
-  `XX`) per source word is the count rule, `(LABEL ... )LABEL` the bracket rule; an output
-  line is the bracketed tree, repaired by `delinearize` when the decoded target is
-  malformed (possible only when decoding lifts a rule)."""
+  """Targets that are linearised trees over the source words: one leaf per source word is
+  the count rule, `(LABEL ... )LABEL` the bracket rule; an output line is the bracketed
+  tree, repaired by `delinearize` when the decoded target is malformed (possible only when
+  decoding lifts a rule).
 
-  counted_tokens = tuple(sorted(LEAF_TOKENS))
+  Leaves are POS tags (or `XX`), each one piece; with `word_leaves`, the words themselves,
+  a word-start piece ("▁" first) then the pieces that continue it.
+  """
+
+  count_rule = True
   bracket_pairs = tuple(("(" + label, ")" + label) for label in CONSTITUENT_LABELS)
   repairs = True
+
+  def __init__(self, word_leaves=False):
+    self.word_leaves = word_leaves
+    self.counted_tokens = () if word_leaves else tuple(sorted(LEAF_TOKENS))
+
+  def counts(self, piece):
+    if not self.word_leaves:
+      return super().counts(piece)
+    return piece.startswith(WORD_START) and not is_bracket(piece.removeprefix(WORD_START))
+
+  def continues(self, piece):
+    return (self.word_leaves and not piece.startswith(WORD_START) and not is_bracket(piece)
+            and not (piece.startswith("<") and piece.endswith(">")))  # <pad>, </s>, <unk>.
 
   def required_counts(self, sources):
     """One leaf per word of each source ([batch] string -> [batch] int32)."""
@@ -179,22 +211,26 @@ class LinearisedTrees(TargetForm):
 
   def output_text(self, source_text, decoded_text):
     """A decoded target -> the tree over the source words, punctuation tagged for EVALB."""
-    return tree_string(source_text, decoded_text, punctuation_tags(source_text.split()))
+    return tree_string(source_text, decoded_text, punctuation_tags(source_text.split()),
+                       self.word_leaves)
 
   def malformations(self, source_text, decoded_text):
     """What is wrong with the decoded target as a tree over the source words
     (`trees.malformations`); () when it is well-formed."""
-    return malformations(source_text.split(), decoded_tokens(decoded_text))
+    return malformations(source_text.split(), decoded_tokens(decoded_text, self.word_leaves),
+                         self.word_leaves)
 
 
-def tree_string(source_text, decoded_text, tags=None):
+def tree_string(source_text, decoded_text, tags=None, word_leaves=False):
   """The bracketed tree (one line, EVALB's input) of a decoded target over the source words.
 
   Every source word appears exactly once, in order, under `XX` (or under `tags[i]`, e.g.
   gold POS tags, which EVALB needs to delete punctuation); malformed output is repaired
-  by `delinearize`.
+  by `delinearize`. With `word_leaves`, the decoded leaves are words, and the source's
+  words stand in the tree whatever the model wrote for them.
   """
-  return delinearize(source_text.split(), decoded_tokens(decoded_text), tags).to_string()
+  return delinearize(source_text.split(), decoded_tokens(decoded_text, word_leaves), tags,
+                     word_leaves).to_string()
 
 
 class ParsingEnglishPtb16k(TextPairProblem):
@@ -206,6 +242,10 @@ class ParsingEnglishPtb16k(TextPairProblem):
   # Paper: beam 21, alpha 0.3, max output length input + 300.
   decode_defaults = DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300)
   target_form = LinearisedTrees()
+
+  def linearised(self, tree):
+    """(words, tokens) of a normalised tree: each leaf its POS tag."""
+    return linearize(tree, tag_leaves=True)
 
   def text_pairs(self, split, sources):
     """Yields (words, linearised tree) for each tree of the split's files."""
@@ -220,7 +260,7 @@ class ParsingEnglishPtb16k(TextPairProblem):
     for path in split_files(paths)[split]:
       for number, tree in enumerate(read_mrg_file(path), start=1):
         try:
-          words, tokens = linearize(normalize(tree), tag_leaves=True)
+          words, tokens = self.linearised(normalize(tree))
         except ValueError as error:  # E.g. a wrapper holding several trees.
           raise UserError(f"{path}: tree {number}: {error}; fix the bracketing there") from None
         if not words:
@@ -235,3 +275,17 @@ class ParsingEnglishPtb16k(TextPairProblem):
     gold = [self.target_form.output_text(source, reference)
             for source, reference in zip(sources, references)]
     return "bracket_f1", score_corpus(gold, outputs).all.f1
+
+
+class ParsingEnglishPtb16kWords(ParsingEnglishPtb16k):
+  """As parsing_english_ptb16k, each leaf the word itself: `(S (NP Pierre Vinken )NP ...`.
+
+  Writing each word, the decoder sees where in the sentence it is; with tag leaves a small
+  parser's leaves drift off their words (docs/results.md)."""
+
+  user_defined_symbols = target_symbols(word_leaves=True)
+  target_form = LinearisedTrees(word_leaves=True)
+
+  def linearised(self, tree):
+    """(words, tokens) of a normalised tree: each leaf its word."""
+    return linearize(tree, word_leaves=True)

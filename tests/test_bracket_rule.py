@@ -1,6 +1,6 @@
 """The bracket rule (t2t_lite.decoding.bracket_rule): the tokens it allows against the
-prefixes of every well-formed tree that fits, and the parser's outputs through the
-Translator."""
+prefixes of every well-formed tree that fits, for tag leaves and for word leaves of several
+pieces, and the parser's outputs through the Translator."""
 
 import itertools
 
@@ -9,72 +9,102 @@ import pytest
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB
-from t2t_lite.data.trees import malformations
 from t2t_lite.decoding.bracket_rule import bracket_tables
 from t2t_lite.decoding.decode_hparams import DecodeHParams
-from t2t_lite.decoding.token_counts import CountRule, apply_count_rule
+from t2t_lite.decoding.token_counts import CountRule, apply_count_rule, counted_ids_table
 from t2t_lite.decoding.translate import Translator
+from t2t_lite.problems.parsing_ptb import LinearisedTrees, decoded_tokens
 from test_token_counts import SENTENCES, untrained_parser
 
-PIECES = ["<pad>", "</s>", "\u2581(A", ")A", "(B", "\u2581)B", "XX", "\u2581the", "(C"]
-TOKENS = {piece.removeprefix("\u2581"): i for i, piece in enumerate(PIECES)}
-PAIRS = (("(A", ")A"), ("(B", ")B"), ("(C", ")C"))   # The vocabulary has no `)C`.
 LIMIT = 7   # Tokens, EOS included.
+PAIRS = tuple(("(" + label, ")" + label) for label in ("NP", "VP", "PP"))
+# Tag leaves: `XX` is the leaf; `▁the` no target token; the vocabulary has no `)PP`.
+TAG_PIECES = ["<pad>", "</s>", "\u2581(NP", ")NP", "(VP", "\u2581)VP", "XX", "\u2581the", "(PP"]
+# Word leaves: `▁w` starts a word, `x` continues one.
+WORD_PIECES = ["<pad>", "</s>", "\u2581(NP", ")NP", "\u2581(VP", "\u2581)VP", "\u2581w", "x",
+               "<unk>"]
+FORMS = {"tags": (LinearisedTrees(), TAG_PIECES), "words": (LinearisedTrees(word_leaves=True),
+                                                            WORD_PIECES)}
 
 
-def trees_that_fit(leaves):
-  """Every well-formed tree of A and B brackets over `leaves` words that fits the limit
-  (as id tuples, EOS not included), found by trying every token sequence."""
-  symbols = ["(A", ")A", "(B", ")B", "XX"]
+def text(pieces):
+  """Pieces -> the text SentencePiece decodes them to."""
+  return "".join(piece.replace("\u2581", " ") for piece in pieces).strip()
+
+
+def trees_that_fit(form, pieces, words):
+  """Every piece sequence (ids, EOS not included) that fits the limit and decodes to a
+  well-formed tree over `words` words, each word starting with a counted piece."""
+  counted = counted_ids_table(pieces, form.counts)
+  symbols = [i for i, piece in enumerate(pieces)
+             if counted[i] or form.continues(piece) or piece.lstrip("\u2581")[:1] in "()"
+             and len(piece.lstrip("\u2581")) > 1]
   found = []
   for length in range(1, LIMIT):
-    for tokens in itertools.product(symbols, repeat=length):
-      if not malformations(["w"] * leaves, tokens):
-        found.append(tuple(TOKENS[token] for token in tokens))
+    for ids in itertools.product(symbols, repeat=length):
+      starts_words = all(counted[a] or form.continues(pieces[a])
+                         for a, b in zip(ids, ids[1:]) if form.continues(pieces[b]))
+      if starts_words and not form.continues(pieces[ids[0]]) and not form.malformations(
+          " ".join(["w"] * words), text(pieces[i] for i in ids)):
+        found.append(ids)
   return found
 
 
-def allowed_by_the_rule(prefix, leaves):
-  """The ids the rule allows after `prefix` (ids) for a source of `leaves` words."""
-  counted = np.array([int(piece == "XX") for piece in PIECES], np.int32)
-  tables = bracket_tables(PIECES, PAIRS, ("XX",))
+def allowed_by_the_rule(form, pieces, prefix, words):
+  """The ids the rule allows after `prefix` (ids) for a source of `words` words."""
+  counted = counted_ids_table(pieces, form.counts)
+  continues = np.array([int(form.continues(piece)) for piece in pieces], np.int32)
+  tables = bracket_tables(pieces, PAIRS, counted, continues)
   sequences = np.zeros((1, LIMIT + 1), np.int32)
   sequences[0, 1:len(prefix) + 1] = prefix
-  rule = CountRule(counted, np.array([leaves], np.int32), tables)
-  log_probs = apply_count_rule(np.zeros((1, len(PIECES)), np.float32), sequences, rule,
+  rule = CountRule(counted, np.array([words], np.int32), tables)
+  log_probs = apply_count_rule(np.zeros((1, len(pieces)), np.float32), sequences, rule,
                                len(prefix), np.array([LIMIT], np.int32))
   return set(np.flatnonzero(np.asarray(log_probs)[0] > IMPOSSIBLE_LOG_PROB).tolist())
 
 
-@pytest.mark.parametrize("leaves", [1, 2, 3])
-def test_the_rule_allows_exactly_the_tokens_that_lead_to_a_tree_that_fits(leaves):
-  trees = trees_that_fit(leaves)
-  assert trees  # E.g. `(A XX XX XX )A` for three words.
+@pytest.mark.parametrize("leaves", sorted(FORMS))
+@pytest.mark.parametrize("words", [1, 2, 3])
+def test_the_rule_allows_exactly_the_tokens_that_lead_to_a_tree_that_fits(leaves, words):
+  form, pieces = FORMS[leaves]
+  trees = trees_that_fit(form, pieces, words)
+  assert trees  # E.g. `(NP XX XX XX )NP` for three words.
   prefixes = {tree[:end] for tree in trees for end in range(len(tree) + 1)}
   for prefix in prefixes:
+    allowed = allowed_by_the_rule(form, pieces, prefix, words)
     if len(prefix) == LIMIT - 1:  # The limit's own token: the search ends it (not the rule).
-      assert allowed_by_the_rule(prefix, leaves) == set(range(len(PIECES)))
+      assert allowed == set(range(len(pieces)))
       continue
     expected = {tree[len(prefix)] for tree in trees
                 if tree[:len(prefix)] == prefix and len(tree) > len(prefix)}
     if prefix in trees:
       expected.add(EOS_ID)
-    assert allowed_by_the_rule(prefix, leaves) == expected, [PIECES[i] for i in prefix]
+    assert allowed == expected, [pieces[i] for i in prefix]
+
+
+def test_words_of_several_pieces_fit_the_rule():
+  form, pieces = FORMS["words"]
+  trees = {text(pieces[i] for i in tree) for tree in trees_that_fit(form, pieces, 2)}
+  assert {"(NP wx w)NP", "(NP wxx w)NP", "(NP w wx)NP", "(VP wx wx )VP"} <= trees
+  assert decoded_tokens("(NP wx w)NP", word_leaves=True) == ["(NP", "wx", "w", ")NP"]
 
 
 def test_a_hypothesis_with_no_tree_left_may_end():
+  form, pieces = FORMS["tags"]
   # Seven words cannot fit in a limit of 7 tokens: the hypothesis may only end.
-  assert allowed_by_the_rule((), 7) == {EOS_ID}
-  assert allowed_by_the_rule((TOKENS["(A"], TOKENS[")A"]), 1) == {EOS_ID}
+  assert allowed_by_the_rule(form, pieces, (), 7) == {EOS_ID}
+  assert allowed_by_the_rule(form, pieces, (2, 3), 1) == {EOS_ID}   # `(NP )NP`: no room.
 
 
 def test_the_tables_know_each_piece_with_and_without_the_word_start_mark():
-  tables = bracket_tables(PIECES, PAIRS, ("XX",))
-  np.testing.assert_array_equal(tables.opens, [0, 0, 1, 0, 2, 0, 0, 0, 0])  # No `)C`: no `(C`.
+  form, pieces = FORMS["tags"]
+  counted = counted_ids_table(pieces, form.counts)
+  tables = bracket_tables(pieces, PAIRS, counted, np.zeros(len(pieces), np.int32))
+  np.testing.assert_array_equal(tables.opens, [0, 0, 1, 0, 2, 0, 0, 0, 0])  # No `)PP`: no `(PP`.
   np.testing.assert_array_equal(tables.closes, [0, 0, 0, 1, 0, 2, 0, 0, 0])
   np.testing.assert_array_equal(tables.allowed, [0, 1, 1, 1, 1, 1, 1, 0, 0])
   with pytest.raises(ValueError, match="no bracket piece"):
-    bracket_tables(["<pad>", "</s>", "XX"], PAIRS, ("XX",))
+    bracket_tables(["<pad>", "</s>", "XX"], PAIRS, np.array([0, 0, 1]), np.zeros(3, np.int32))
 
 
 @pytest.mark.parametrize("beam_size", [1, 3])

@@ -15,8 +15,9 @@ from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
-from t2t_lite.problems.parsing_ptb import (ParsingEnglishPtb16k, decoded_tokens, find_mrg_files,
-                                           split_files, tree_string, wsj_section)
+from t2t_lite.problems.parsing_ptb import (ParsingEnglishPtb16k, ParsingEnglishPtb16kWords,
+                                           decoded_tokens, find_mrg_files, split_files,
+                                           tree_string, wsj_section)
 from t2t_lite.registry import PROBLEMS
 
 PROBLEM = ParsingEnglishPtb16k()
@@ -214,3 +215,40 @@ def test_every_linearised_token_is_one_vocabulary_piece(sample_pairs):
     pieces = processor.encode(target, out_type=str)
     assert len(pieces) == len(target.split())   # Not twice as many: "▁(NP", not "▁", "(NP".
     assert processor.decode(processor.encode(target)) == target
+
+
+WORDS_PROBLEM = ParsingEnglishPtb16kWords()
+
+
+def test_the_word_leaf_problem_writes_each_word_and_reads_it_back(sample):
+  assert PROBLEMS["parsing_english_ptb16k_words"] is ParsingEnglishPtb16kWords
+  assert "\u2581(NP" in WORDS_PROBLEM.user_defined_symbols
+  assert not set(POS_TAGS) & set(WORDS_PROBLEM.user_defined_symbols)  # `CNN` stays whole.
+  pairs = list(WORDS_PROBLEM.text_pairs("test", Sources(tmp_dir=sample)))
+  assert len(pairs) == len(list(PROBLEM.text_pairs("test", Sources(tmp_dir=sample))))
+  source, target = pairs[0]
+  assert [token for token in target.split() if token[0] not in "()"] == source.split()
+  form = WORDS_PROBLEM.target_form
+  for path in find_mrg_files(sample)[:60]:
+    for tree in read_mrg_file(path):
+      gold = normalize(tree)
+      words, tokens = linearize(gold, word_leaves=True)
+      source, target = " ".join(words), " ".join(tokens)
+      assert not form.malformations(source, target)
+      assert tree_string(source, target, gold.tags(), word_leaves=True) == gold.to_string()
+
+
+def test_word_leaves_count_word_starts_and_continue_with_plain_pieces():
+  form = WORDS_PROBLEM.target_form
+  assert [form.counts(piece) for piece in ("\u2581Vinken", "\u2581", "\u2581(NP", "ken",
+                                           "(NP", "</s>")] == [True, True, False, False,
+                                                                False, False]
+  assert [form.continues(piece) for piece in ("ken", "\u2581Vinken", ")NP", "<unk>",
+                                              "</s>")] == [True, False, False, False, False]
+  # A model's words need not be the source's: the tree holds the source's words.
+  assert form.output_text("Pierre left .", "(S (NP Pierr )NP (VP left )VP . )S") == (
+      "(S (NP (XX Pierre)) (VP (XX left)) (. .))")
+  assert form.malformations("Pierre left .", "(S (NP Pierre left )NP") == (
+      "fewer leaves than words", "brackets left open")
+  assert decoded_tokens("(NPThe cat)NP(VPINTO", word_leaves=True) == [
+      "(NP", "The", "cat", ")NP", "(VP", "INTO"]

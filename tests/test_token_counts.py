@@ -108,10 +108,12 @@ def test_a_models_outputs_hold_the_required_counts(beam_size):
 
 def test_the_table_counts_pieces_with_and_without_the_word_start_mark():
   pieces = ["<pad>", "</s>", "<unk>", "\u2581NN", "NN", "\u2581(NP", "\u2581the", "XX", "NNS"]
-  np.testing.assert_array_equal(counted_ids_table(pieces, ("NN", "XX", "</s>")),
-                                [0, 0, 0, 1, 1, 0, 0, 1, 0])
+  tokens = ("NN", "XX", "</s>")
+  np.testing.assert_array_equal(
+      counted_ids_table(pieces, lambda piece: piece.removeprefix("\u2581") in tokens),
+      [0, 0, 0, 1, 1, 0, 0, 1, 0])
   with pytest.raises(ValueError, match="no vocabulary piece"):
-    counted_ids_table(pieces, ("VBZ",))
+    counted_ids_table(pieces, lambda piece: piece == "VBZ")
 
 
 SENTENCES = ["The cat sat on the mat .", "Stocks fell .", "He said the plan failed ."]

@@ -4,6 +4,7 @@
     tree = normalize(trees[0])                       # (S (NP (NNP Pierre) ...) ...)
     words, tokens = linearize(tree)                  # ["Pierre", ...], ["(S", "(NP", "XX", ...]
     linearize(tree, tag_leaves=True)[1]              # ["(S", "(NP", "NNP", ...]: tags, not XX
+    linearize(tree, word_leaves=True)[1]             # ["(S", "(NP", "Pierre", ...]: the words
     back = delinearize(words, tokens)                # the same brackets, every POS tag `XX`
     is_well_formed(words, tokens)                    # True: delinearize had nothing to repair
     back.to_string()                                 # "(S (NP (XX Pierre) ...) ...)", EVALB's input
@@ -182,7 +183,18 @@ def _without_traces(tree):
   return Tree(strip_function_tags(tree.label), children) if children else None
 
 
-def linearize(tree, tag_leaves=False):
+def is_bracket(token):
+  """Whether a linearised token is an opener `(LABEL` or a closer `)LABEL`."""
+  return len(token) > 1 and token[0] in "()"
+
+
+def is_leaf(token, word_leaves=False):
+  """Whether a linearised token is a leaf: a POS tag or `XX`; with `word_leaves`, any token
+  but a bracket (the word itself)."""
+  return not is_bracket(token) if word_leaves else token in LEAF_TOKENS
+
+
+def linearize(tree, tag_leaves=False, word_leaves=False):
   """(words, tokens): a normalised tree as the target sequence of Vinyals et al. (2015).
 
   Each constituent becomes `(LABEL ... )LABEL` and each preterminal `XX`:
@@ -191,13 +203,17 @@ def linearize(tree, tag_leaves=False):
       tokens ["(S", "(NP", "XX", "XX", ")NP", "(VP", "XX", ")VP", "XX", ")S"]
   With `tag_leaves`, each preterminal is its POS tag instead (`XX` where the tag is
   none of POS_TAGS): ["(S", "(NP", "DT", "NN", ")NP", "(VP", "VBD", ")VP", ".", ")S"].
+  With `word_leaves`, its word: ["(S", "(NP", "The", "cat", ")NP", "(VP", "sat", ...].
   """
   words, tokens = [], []
 
   def walk(node):
     if node.is_preterminal():
       words.append(node.children[0])
-      tokens.append(node.label if tag_leaves and node.label in POS_TAGS else PLACEHOLDER_TAG)
+      if word_leaves:
+        tokens.append(node.children[0])
+      else:
+        tokens.append(node.label if tag_leaves and node.label in POS_TAGS else PLACEHOLDER_TAG)
       return
     if not node.label:
       raise ValueError("linearize needs a normalised tree (a constituent has no label)")
@@ -230,16 +246,16 @@ MALFORMATIONS = (FEWER_LEAVES, MORE_LEAVES, LEFT_OPEN, CLOSES_NOTHING, CLOSER_MI
                  EMPTY_CONSTITUENT, NOT_ONE_ROOT, UNKNOWN_TOKEN)
 
 
-def malformations(words, tokens):
-  """What `delinearize` has to repair in `tokens` over `words`: a tuple of MALFORMATIONS,
-  in that order, each at most once. For one word or more, () exactly when
-  `is_well_formed(words, tokens)`."""
+def malformations(words, tokens, word_leaves=False):
+  """What `delinearize` has to repair in `tokens` over `words` (leaves as `is_leaf` says):
+  a tuple of MALFORMATIONS, in that order, each at most once. For one word or more and
+  tag leaves, () exactly when `is_well_formed(words, tokens)`."""
   found = set()
   leaves = 0
   stack = []      # Open constituents: [label, whether it holds anything yet].
   top = 0         # Top-level constituents and leaves.
   for token in tokens:
-    if token in LEAF_TOKENS:
+    if is_leaf(token, word_leaves):
       leaves += 1
       if stack:
         stack[-1][1] = True
@@ -266,17 +282,17 @@ def malformations(words, tokens):
     found.add(LEFT_OPEN)
   if leaves != len(words):
     found.add(FEWER_LEAVES if leaves < len(words) else MORE_LEAVES)
-  if top != 1 or (tokens and tokens[0] in LEAF_TOKENS):
+  if top != 1 or (tokens and is_leaf(tokens[0], word_leaves)):
     found.add(NOT_ONE_ROOT)
   return tuple(kind for kind in MALFORMATIONS if kind in found)
 
 
-def delinearize(words, tokens, tags=None):
+def delinearize(words, tokens, tags=None, word_leaves=False):
   """The tree that `tokens` (a model's output, maybe malformed) describes over `words`.
 
-  Words go back in order, one per leaf token (`XX` or a POS tag), under that
-  token (or `tags[i]` for the i-th word when `tags` is given; words appended by a
-  repair get `XX`). Malformed output is repaired so that the result always holds
+  Words go back in order, one per leaf token (`XX` or a POS tag; with `word_leaves`,
+  any token but a bracket), under that token (`XX` for word leaves; `tags[i]` for the
+  i-th word when `tags` is given; words appended by a repair get `XX`). Malformed output is repaired so that the result always holds
   every word exactly once:
     - a closer with nothing open is dropped; any closer closes the innermost
       open constituent, whatever its label;
@@ -284,7 +300,8 @@ def delinearize(words, tokens, tags=None):
     - constituents with no words are dropped;
     - a leaf token beyond the last word is dropped; words left over when the
       tokens end are appended to the root as preterminals;
-    - tokens that are none of `(LABEL`, `)LABEL`, `XX`, POS_TAGS are ignored;
+    - with tag leaves, tokens that are none of `(LABEL`, `)LABEL`, `XX`, POS_TAGS are
+      ignored;
     - without exactly one top-level constituent (none, several, or a bare
       `XX`), everything is wrapped in a root labelled `S` (DEFAULT_ROOT_LABEL).
 
@@ -298,7 +315,8 @@ def delinearize(words, tokens, tags=None):
 
   def leaf(token=PLACEHOLDER_TAG):
     nonlocal next_word
-    tag = token if tags is None else tags[next_word]
+    tag = tags[next_word] if tags is not None else (
+        PLACEHOLDER_TAG if word_leaves else token)
     node = Tree(tag, [words[next_word]])
     next_word += 1
     return node
@@ -312,7 +330,7 @@ def delinearize(words, tokens, tags=None):
       (stack[-1].children if stack else top).append(node)
 
   for token in tokens:
-    if token in LEAF_TOKENS:
+    if is_leaf(token, word_leaves):
       if next_word < len(words):
         (stack[-1].children if stack else top).append(leaf(token))
     elif token.startswith("(") and len(token) > 1:

@@ -6,6 +6,8 @@ m the counted tokens (leaves) it still misses (token_counts.py) and R the tokens
 may follow this one before the length limit's EOS, the next token may be:
   - an opener: when the root is not yet closed, m > 0 and m + D + 1 <= R;
   - a leaf: inside the root (D > 0), m > 0 and m - 1 + D <= R;
+  - a piece continuing a leaf (`TargetForm.continues`: a word of several pieces): right
+    after a leaf or another such piece, and m + D <= R;
   - a closer: only the one of the innermost open bracket, never right after its
     opener (no empty constituent), the root's only once m = 0, and m + D - 1 <= R;
   - EOS: once the root is closed and m = 0;
@@ -32,16 +34,21 @@ class BracketTables(typing.NamedTuple):
 
   opens: k + 1 for the opener of pair k (with or without SentencePiece's word-start
     mark), else 0. closes: k + 1 for the closer of pair k, else 0.
-  allowed: 1 for the ids an output may hold at all: brackets, counted tokens, EOS.
+  continues: 1 for the pieces that continue a leaf (`TargetForm.continues`), else 0.
+  allowed: 1 for the ids an output may hold at all: brackets, leaves, their
+    continuations, EOS.
   """
   opens: typing.Any
   closes: typing.Any
+  continues: typing.Any
   allowed: typing.Any
 
 
-def bracket_tables(pieces, bracket_pairs, counted_tokens):
+def bracket_tables(pieces, bracket_pairs, counted, continues):
   """The `BracketTables` of a vocabulary (pieces: every piece, by id) for a target form's
-  bracket_pairs and counted_tokens. A pair without a piece for its closer never opens."""
+  bracket_pairs; counted and continues: [vocab] int32, its leaves (the count rule's
+  table) and the pieces continuing them. A pair without a piece for its closer never
+  opens."""
   tokens = {piece.removeprefix(WORD_START) for piece in pieces}
   pairs = [pair for pair in bracket_pairs if pair[1] in tokens]
 
@@ -50,16 +57,15 @@ def bracket_tables(pieces, bracket_pairs, counted_tokens):
     return np.array([index.get(piece.removeprefix(WORD_START), 0) for piece in pieces],
                     np.int32)
   opens, closes = pair_index(0), pair_index(1)
-  counted = frozenset(counted_tokens)
-  allowed = np.array([int(piece.removeprefix(WORD_START) in counted) for piece in pieces],
-                     np.int32)
-  allowed = np.maximum(allowed, np.sign(opens + closes)).astype(np.int32)
-  opens[PAD_ID] = closes[PAD_ID] = allowed[PAD_ID] = 0
+  continues = np.array(continues, np.int32)
+  allowed = np.sign(counted + continues + opens + closes).astype(np.int32)
+  opens[PAD_ID] = closes[PAD_ID] = continues[PAD_ID] = allowed[PAD_ID] = 0
+  continues[EOS_ID] = 0
   allowed[EOS_ID] = 1
   if not opens.any() or not closes.any():
     raise ValueError("the target vocabulary has no bracket piece: the bracket rule cannot "
                      "be met")
-  return BracketTables(opens, closes, allowed)
+  return BracketTables(opens, closes, continues, allowed)
 
 
 def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, limits,
@@ -84,17 +90,20 @@ def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, l
   innermost = ops.take_along_axis(opens, innermost_at, axis=-1)     # [batch, ..., 1]
   last = ops.sum(ops.where(positions == step, sequences, 0), axis=-1, keepdims=True)
   after_opener = ops.take(brackets.opens, last) > 0                 # [batch, ..., 1]
+  after_leaf = ops.take(counted, last) + ops.take(brackets.continues, last) > 0
   started = ops.sum(ops.sign(opens), axis=-1, keepdims=True) > 0
   room = limits - step - 2  # Tokens that may follow this one before the limit's EOS.
 
   is_opener = ops.cast(brackets.opens, "bool")                      # [vocab]
   is_leaf = ops.cast(counted, "bool")
+  is_continuation = ops.cast(brackets.continues, "bool")
   is_eos = ops.equal(ops.arange(log_probs.shape[-1]), eos_id)
   closer_of = brackets.closes                                       # [vocab]
   inside = depth > 0
   may_open = ops.logical_and(ops.logical_or(inside, ops.logical_not(started)),
                              ops.logical_and(missing > 0, missing + depth + 1 <= room))
   may_leaf = ops.logical_and(inside, ops.logical_and(missing > 0, missing - 1 + depth <= room))
+  may_continue = ops.logical_and(after_leaf, missing + depth <= room)
   may_close = ops.logical_and(
       ops.logical_and(inside, ops.logical_not(after_opener)),
       ops.logical_and(ops.logical_or(depth > 1, missing <= 0), missing + depth - 1 <= room))
@@ -103,6 +112,7 @@ def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, l
       ops.logical_or(ops.logical_and(may_open, is_opener), ops.logical_and(may_leaf, is_leaf)),
       ops.logical_or(ops.logical_and(may_close, ops.equal(closer_of, innermost)),
                      ops.logical_and(may_end, is_eos)))             # [batch, ..., vocab]
+  allowed = ops.logical_or(allowed, ops.logical_and(may_continue, is_continuation))
   allowed = ops.logical_and(allowed, ops.cast(brackets.allowed, "bool"))
   # No token left (a limit too short for a tree): the hypothesis may end.
   stuck = ops.logical_not(ops.any(allowed, axis=-1, keepdims=True))

@@ -4,10 +4,14 @@ problem implements for decoding (`Problem.target_form`).
 Plain text, `TargetForm()` itself, needs nothing: no count rule, no repair. A problem
 whose targets stand for something else (parsing: linearised trees) gives a subclass:
 
-  counted_tokens                target tokens of the count rule (token_counts.py): each
-                                output holds `required_counts` of them; () = no rule
+  count_rule, counts(piece)     whether outputs decode under a count rule (token_counts.py),
+                                and which target pieces it counts (by default those of
+                                `counted_tokens`, with or without SentencePiece's "▁"):
+                                each output holds `required_counts` of them
   required_counts(sources)      sources [batch] tf.string -> [batch] int32, in TensorFlow
                                 ops (an exported SavedModel applies the rule too)
+  continues(piece)              whether a piece may follow a counted one as part of the
+                                same token (words of several pieces); False by default
   bracket_pairs                 (opener, closer) target tokens that must nest (the bracket
                                 rule, bracket_rule.py; needs the count rule); () = none
   output_text(source, decoded)  a decoded target -> its output line (a tree as text)
@@ -16,16 +20,26 @@ whose targets stand for something else (parsing: linearised trees) gives a subcl
                                 of descriptions, () for none; the decoders count them)
 """
 
+from t2t_lite.constants import WORD_START
+
 
 class TargetForm:
   """Targets that are plain text."""
 
+  count_rule = False
   counted_tokens = ()
   bracket_pairs = ()
   repairs = False
 
+  def counts(self, piece):
+    return piece.removeprefix(WORD_START) in self.counted_tokens
+
+  def continues(self, piece):
+    del piece
+    return False
+
   def required_counts(self, sources):
-    raise NotImplementedError(f"{type(self).__name__} has counted_tokens without "
+    raise NotImplementedError(f"{type(self).__name__} has a count rule without "
                               f"required_counts")
 
   def output_text(self, source_text, decoded_text):

@@ -20,7 +20,7 @@ import typing
 import numpy as np
 from keras import ops
 
-from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB, PAD_ID, WORD_START
+from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB, PAD_ID
 from t2t_lite.decoding.bracket_rule import BracketTables, apply_bracket_rule, bracket_tables
 
 
@@ -32,14 +32,14 @@ class CountRule(typing.NamedTuple):
   brackets: typing.Any = None
 
 
-def counted_ids_table(pieces, tokens):
-  """The `counted` table of a vocabulary: [vocab] int32, 1 where a piece is one of `tokens`,
-  with or without SentencePiece's word-start mark.
+def counted_ids_table(pieces, counts):
+  """The `counted` table of a vocabulary: [vocab] int32, 1 where `counts(piece)` (a target
+  form's `counts`: e.g. a piece that is one of its tokens, with or without SentencePiece's
+  word-start mark); never PAD or EOS.
 
   pieces: every piece of the target vocabulary, by id (str).
   """
-  tokens = frozenset(tokens)
-  table = np.array([int(piece.removeprefix(WORD_START) in tokens) for piece in pieces], np.int32)
+  table = np.array([int(counts(piece)) for piece in pieces], np.int32)
   table[[PAD_ID, EOS_ID]] = 0
   if not table.any():
     raise ValueError("no vocabulary piece is a counted token: the count rule cannot be met")
@@ -63,13 +63,15 @@ def rule_tables(target_form, target_vocab, settings):
   """The `RuleTables` of a target form's count rule (target_form.py), with its bracket rule
   unless the settings lift that (`bracket_rule=False`); None when the form has no count
   rule or the settings lift it (`count_rule=False`)."""
-  if not (target_form.counted_tokens and settings.count_rule):
+  if not (target_form.count_rule and settings.count_rule):
     return None
   pieces = target_vocab.pieces()
+  counted = counted_ids_table(pieces, target_form.counts)
   brackets = None
   if target_form.bracket_pairs and settings.bracket_rule:
-    brackets = bracket_tables(pieces, target_form.bracket_pairs, target_form.counted_tokens)
-  return RuleTables(counted_ids_table(pieces, target_form.counted_tokens), brackets)
+    continues = np.array([int(target_form.continues(piece)) for piece in pieces], np.int32)
+    brackets = bracket_tables(pieces, target_form.bracket_pairs, counted, continues)
+  return RuleTables(counted, brackets)
 
 
 def apply_count_rule(log_probs, sequences, rule, step, limits, eos_id=EOS_ID):
