@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# The WSJ-sample parsing run of docs/results.md, through t2t_lite's own commands:
+# The WSJ-sample parsing runs of docs/results.md, through t2t_lite's own commands:
 #   datagen (the sample split by file) -> trainer (greedy dev bracket F1 at every
-#   evaluation, curves.png) -> t2t-avg-all -> t2t-decoder (greedy, greedy without the
-#   count rule of one leaf per word, and the problem's preset: beam 21, alpha 0.3,
-#   input + 300) -> EVALB (COLLINS.prm) on the test files.
+#   evaluation, curves.png) -> t2t-avg-all -> t2t-decoder (greedy, and the problem's
+#   preset: beam 21, alpha 0.3, input + 300; both under the count and bracket rules, and
+#   the preset once more without the bracket rule) -> EVALB (COLLINS.prm) on the test files.
 #
-#   docs/reproduce_parsing.sh [RUN_ROOT]
+#   docs/reproduce_parsing.sh [RUN_ROOT] [words|tags]
 #
+# words (the default): parsing_english_ptb16k_words, each leaf the word itself; tags:
+# parsing_english_ptb16k, each leaf the word's POS tag.
 # PTB: a directory of Penn Treebank .mrg files; default: the WSJ sample in the shared data
-# folder beside the project. TRAIN_STEPS (default 3000: about an hour of training on 2 CPU
-# cores, evaluations included) is read from the environment.
+# folder beside the project. TRAIN_STEPS (default 3000: 15 to 35 minutes of training on
+# 2 CPU cores, evaluations included) is read from the environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=${1:-runs/ptb}
+LEAVES=${2:-words}
 PTB=${PTB:-../shared/data/ptb_sample/combined}
 TRAIN_STEPS=${TRAIN_STEPS:-3000}
-PROBLEM=parsing_english_ptb16k
+case $LEAVES in
+  words) PROBLEM=parsing_english_ptb16k_words ;;
+  tags) PROBLEM=parsing_english_ptb16k ;;
+  *) echo "unknown leaves $LEAVES: words or tags" >&2; exit 2 ;;
+esac
 DATA=$ROOT/data
 RUN=$ROOT/run
 AVG=$ROOT/avg
@@ -39,11 +46,12 @@ mkdir -p "$OUT"
 $BIN/python docs/ptb_split_files.py "$PTB" test "$OUT/test.words" "$OUT/test.gold"
 for MODEL in last avg; do
   DIR=$RUN; [ "$MODEL" = avg ] && DIR=$AVG
-  for DECODING in greedy greedy_no_rule preset; do
+  DECODINGS=(greedy preset); [ "$MODEL" = avg ] && DECODINGS+=(preset_no_bracket_rule)
+  for DECODING in "${DECODINGS[@]}"; do
     case $DECODING in
       greedy) HPARAMS=beam_size=1 ;;
-      greedy_no_rule) HPARAMS=beam_size=1,count_rule=False ;;
       preset) HPARAMS="" ;;
+      preset_no_bracket_rule) HPARAMS=bracket_rule=False ;;
     esac
     NAME=$OUT/test.$MODEL.$DECODING
     $BIN/t2t-decoder --output_dir="$DIR" --decode_hparams="$HPARAMS" \

@@ -11,7 +11,7 @@ may follow this one before the length limit's EOS, the next token may be:
   - a closer: only the one of the innermost open bracket, never right after its
     opener (no empty constituent), the root's only once m = 0, and m + D - 1 <= R;
   - EOS: once the root is closed and m = 0;
-  - nothing else (no word pieces). At the limit itself, EOS wins as always.
+  - nothing else (no other piece). At the limit itself, EOS wins as always.
 So every output is a well-formed tree over its source's words (one leaf per word, one
 root, balanced and matching brackets, no empty constituent) when the limit leaves room
 for one; where it does not, a hypothesis left with no allowed token may end.
