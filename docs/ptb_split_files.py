@@ -12,9 +12,13 @@ t2t-datagen leaves them out.
 
 import sys
 
-from t2t_lite.atomic_files import write_text_atomic
-from t2t_lite.data.trees import normalize, read_mrg_file
-from t2t_lite.problems.parsing_ptb import find_mrg_files, split_files
+from t2t_lite import quiet
+
+quiet.import_tensorflow()  # The problem module imports it: without its start-up chatter.
+
+from t2t_lite.atomic_files import write_text_atomic  # noqa: E402
+from t2t_lite.data.trees import normalize, read_mrg_file  # noqa: E402
+from t2t_lite.problems.parsing_ptb import find_mrg_files, split_files  # noqa: E402
 
 
 def main(treebank_dir, split, words_file, gold_file):
