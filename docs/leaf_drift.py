@@ -49,7 +49,9 @@ def main(run_dir, words_file, gold_file, decode_hparams=""):
     right_here = sum(leaf == tag for leaf, tag in zip(leaves, gold))
     matched = sum(block.size for block in difflib.SequenceMatcher(
         None, leaves, gold, autojunk=False).get_matching_blocks())
-    at_their_word, in_order, words = at_their_word + right_here, in_order + matched, words + len(gold)
+    at_their_word += right_here
+    in_order += matched
+    words += len(gold)
     drifted += matched - right_here >= 3
   print(f"{len(golds)} sentences, {words} words: leaves right at their own word "
         f"{at_their_word / words:.1%}, matched in order {in_order / words:.1%}; sentences "

@@ -261,13 +261,15 @@ def malformations(words, tokens, word_leaves=False):
         stack[-1][1] = True
       else:
         top += 1
-    elif token.startswith("(") and len(token) > 1:
+    elif not is_bracket(token):
+      found.add(UNKNOWN_TOKEN)
+    elif token[0] == "(":
       if stack:
         stack[-1][1] = True
       else:
         top += 1
       stack.append([token[1:], False])
-    elif token.startswith(")") and len(token) > 1:
+    else:
       if not stack:
         found.add(CLOSES_NOTHING)
         continue
@@ -276,8 +278,6 @@ def malformations(words, tokens, word_leaves=False):
         found.add(CLOSER_MISMATCH)
       if not holds:
         found.add(EMPTY_CONSTITUENT)
-    else:
-      found.add(UNKNOWN_TOKEN)
   if stack:
     found.add(LEFT_OPEN)
   if leaves != len(words):
@@ -292,8 +292,8 @@ def delinearize(words, tokens, tags=None, word_leaves=False):
 
   Words go back in order, one per leaf token (`XX` or a POS tag; with `word_leaves`,
   any token but a bracket), under that token (`XX` for word leaves; `tags[i]` for the
-  i-th word when `tags` is given; words appended by a repair get `XX`). Malformed output is repaired so that the result always holds
-  every word exactly once:
+  i-th word when `tags` is given; words appended by a repair get `XX`). Malformed
+  output is repaired so that the result always holds every word exactly once:
     - a closer with nothing open is dropped; any closer closes the innermost
       open constituent, whatever its label;
     - constituents still open at the end are closed there;
