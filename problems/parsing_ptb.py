@@ -194,6 +194,7 @@ class LinearisedTrees(TargetForm):
 
   def __init__(self, word_leaves=False):
     self.word_leaves = word_leaves
+    self.copies_source = word_leaves
     self.counted_tokens = () if word_leaves else tuple(sorted(LEAF_TOKENS))
 
   def counts(self, piece):

@@ -22,8 +22,10 @@ length of the widest.
 Problems whose targets are a representation of text (parsing: linearised trees)
 return that representation; t2t-decoder turns it into trees. A problem's count rule
 (parsing: one leaf per source word; t2t_lite.decoding.token_counts) and its bracket rule
-(parsing: well-formed trees; bracket_rule.py) hold in both signatures, as in t2t-decoder,
-unless the decode settings lift them (`count_rule=False`, `bracket_rule=False`):
+(parsing: well-formed trees; bracket_rule.py) and its copy rule (parsing with word
+leaves: the source's words; copy_rule.py) hold in both signatures, as in t2t-decoder,
+unless the decode settings lift them (`count_rule=False`, `bracket_rule=False`,
+`copy_rule=False`):
 serving_default counts each sentence's requirement in the graph, decode_ids takes it.
 """
 
@@ -57,7 +59,8 @@ class Exported(tf.Module):
     self.target_vocab = target_vocab
     self.settings = settings  # DecodeHParams.
     self.max_input_length = max_input_length
-    self.rule_tables = rule_tables(target_form, target_vocab, settings)  # None: no rule.
+    self.rule_tables = rule_tables(target_form, (input_vocab, target_vocab),
+                                   settings)  # None: no rule.
     self.widths = input_widths(max_input_length, step=2)
     self.decode_length = decode_length(model.hparams, max_input_length, settings.extra_length)
     self.translate = tf.function(
@@ -86,7 +89,8 @@ class Exported(tf.Module):
     """ids [batch, width] -> (ids [batch, beam, decode_length], zero-padded; scores
     [batch, beam])."""
     settings = self.settings
-    rule = None if self.rule_tables is None else self.rule_tables.rule(required_counts)
+    rule = (None if self.rule_tables is None
+            else self.rule_tables.rule(required_counts, ids))
     ids, scores = decode_ids(self._model(), ids, beam_size=settings.beam_size,
                              alpha=settings.alpha, extra_length=settings.extra_length,
                              count_rule=rule)

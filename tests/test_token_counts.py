@@ -176,7 +176,7 @@ def test_the_exported_parser_decodes_under_its_rule(tmp_path):
   served = tf.saved_model.load(str(tmp_path)).signatures
   ids = [vocabulary.encode(tf.constant([sentence])).to_list()[0] for sentence in SENTENCES]
   padded_ids = tf.constant([row + [PAD] * (20 - len(row)) for row in ids], tf.int32)
-  counted = rule_tables(problem.target_form, vocabulary, settings).counted
+  counted = rule_tables(problem.target_form, (vocabulary, vocabulary), settings).counted
   for required in ([2, 0, 5], [len(sentence.split()) for sentence in SENTENCES]):
     decoded = served["decode_ids"](ids=padded_ids, required_counts=tf.constant(required))
     best = [trim_after_eos(row[0]) for row in decoded["ids"].numpy()]

@@ -14,7 +14,10 @@ may follow this one before the length limit's EOS, the next token may be:
   - nothing else (no other piece). At the limit itself, EOS wins as always.
 So every output is a well-formed tree over its source's words (one leaf per word, one
 root, balanced and matching brackets, no empty constituent) when the limit leaves room
-for one; where it does not, a hypothesis left with no allowed token may end.
+for one; where it does not, a hypothesis left with no allowed token may end. The copy
+rule (copy_rule.py) narrows the leaves to the source's own pieces, and as it knows them,
+m counts the leaf pieces left to write in its room checks (a continuing piece then takes
+one of them: m - 1 + D <= R).
 
 Why: beam search keeps the hypotheses it finds likeliest, and small parsers rate
 unbalanced ones (a bracket left open, a closer naming another label) high enough to win;
@@ -27,6 +30,7 @@ import numpy as np
 from keras import ops
 
 from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB, PAD_ID, WORD_START
+from t2t_lite.decoding.copy_rule import copy_constraint
 
 
 class BracketTables(typing.NamedTuple):
@@ -69,7 +73,7 @@ def bracket_tables(pieces, bracket_pairs, counted, continues):
 
 
 def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, limits,
-                       eos_id=EOS_ID):
+                       eos_id=EOS_ID, copied=None):
   """log_probs with -inf (IMPOSSIBLE_LOG_PROB) where the rule forbids a token.
 
   log_probs: [batch, ..., vocab], the candidates for token number step + 1.
@@ -77,7 +81,8 @@ def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, l
     id, zeros after column `step`), the same leading axes as log_probs.
   brackets: `BracketTables`; counted: [vocab] int32 (token_counts.CountRule.counted);
   missing: [batch, ..., 1] int32, the counted tokens each hypothesis still needs;
-  limits: [batch, ..., 1] int32 (lengths.py).
+  limits: [batch, ..., 1] int32 (lengths.py);
+  copied: the copy rule's [batch, width] source leaf pieces (copy_rule.py), or None.
   """
   opens = ops.take(brackets.opens, sequences)                       # [batch, ..., length+1]
   closes = ops.take(brackets.closes, sequences)
@@ -93,6 +98,13 @@ def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, l
   after_leaf = ops.take(counted, last) + ops.take(brackets.continues, last) > 0
   started = ops.sum(ops.sign(opens), axis=-1, keepdims=True) > 0
   room = limits - step - 2  # Tokens that may follow this one before the limit's EOS.
+  # The tokens the leaves still need: a leaf each, and for the copy rule (which knows
+  # them) every piece; a continuing piece needs no leaf but takes a token.
+  needed, needed_after_continuing = missing, missing
+  if copied is not None:
+    log_probs, copy_allowed, pieces_left = copy_constraint(
+        log_probs, sequences, last, copied, counted, brackets.continues)
+    needed, needed_after_continuing = pieces_left, pieces_left - 1
 
   is_opener = ops.cast(brackets.opens, "bool")                      # [vocab]
   is_leaf = ops.cast(counted, "bool")
@@ -101,12 +113,12 @@ def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, l
   closer_of = brackets.closes                                       # [vocab]
   inside = depth > 0
   may_open = ops.logical_and(ops.logical_or(inside, ops.logical_not(started)),
-                             ops.logical_and(missing > 0, missing + depth + 1 <= room))
-  may_leaf = ops.logical_and(inside, ops.logical_and(missing > 0, missing - 1 + depth <= room))
-  may_continue = ops.logical_and(after_leaf, missing + depth <= room)
+                             ops.logical_and(missing > 0, needed + depth + 1 <= room))
+  may_leaf = ops.logical_and(inside, ops.logical_and(missing > 0, needed - 1 + depth <= room))
+  may_continue = ops.logical_and(after_leaf, needed_after_continuing + depth <= room)
   may_close = ops.logical_and(
       ops.logical_and(inside, ops.logical_not(after_opener)),
-      ops.logical_and(ops.logical_or(depth > 1, missing <= 0), missing + depth - 1 <= room))
+      ops.logical_and(ops.logical_or(depth > 1, missing <= 0), needed + depth - 1 <= room))
   may_end = ops.logical_and(ops.logical_and(started, ops.logical_not(inside)), missing <= 0)
   allowed = ops.logical_or(
       ops.logical_or(ops.logical_and(may_open, is_opener), ops.logical_and(may_leaf, is_leaf)),
@@ -114,6 +126,8 @@ def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, l
                      ops.logical_and(may_end, is_eos)))             # [batch, ..., vocab]
   allowed = ops.logical_or(allowed, ops.logical_and(may_continue, is_continuation))
   allowed = ops.logical_and(allowed, ops.cast(brackets.allowed, "bool"))
+  if copied is not None:
+    allowed = ops.logical_and(allowed, copy_allowed)
   # No token left (a limit too short for a tree): the hypothesis may end.
   stuck = ops.logical_not(ops.any(allowed, axis=-1, keepdims=True))
   allowed = ops.logical_or(allowed, ops.logical_and(stuck, is_eos))

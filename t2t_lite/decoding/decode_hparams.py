@@ -35,6 +35,9 @@ class DecodeHParams:
                                 # one leaf per source word); False: decode without it.
   bracket_rule: bool = True     # With the count rule, the problem's bracket rule, if it has
                                 # one (parsing: well-formed trees); False: without it.
+  copy_rule: bool = True        # With the bracket rule, the problem's copy rule, if it has
+                                # one (parsing with word leaves: the source's words, in
+                                # order); False: without it.
 
   def __post_init__(self):
     for name in ("beam_size", "batch_size", "n_best"):

@@ -14,6 +14,9 @@ whose targets stand for something else (parsing: linearised trees) gives a subcl
                                 same token (words of several pieces); False by default
   bracket_pairs                 (opener, closer) target tokens that must nest (the bracket
                                 rule, bracket_rule.py; needs the count rule); () = none
+  copies_source                 whether the counted pieces and their continuations, in
+                                order, are the source's own pieces (the copy rule,
+                                copy_rule.py; needs the bracket rule); False by default
   output_text(source, decoded)  a decoded target -> its output line (a tree as text)
   repairs, malformations(source, decoded)  whether output_text may have to repair a
                                 malformed target, and what it repairs in this one (a tuple
@@ -29,6 +32,7 @@ class TargetForm:
   count_rule = False
   counted_tokens = ()
   bracket_pairs = ()
+  copies_source = False
   repairs = False
 
   def counts(self, piece):

@@ -19,8 +19,10 @@ Rules, whatever the input holds:
 - targets of a form with a count rule (parsing: one leaf per source word) decode
   under it unless the settings say `count_rule=False` (token_counts.py), and with a
   bracket rule (parsing: well-formed trees) under that too unless they say
-  `bracket_rule=False` (bracket_rule.py); the form turns each decoded target into its
-  output line (target_form.py).
+  `bracket_rule=False` (bracket_rule.py), and with a copy rule (parsing with word
+  leaves: the source's words, in order) on top unless they say `copy_rule=False`
+  (copy_rule.py); the form turns each decoded target into its output line
+  (target_form.py).
 """
 
 import collections
@@ -75,7 +77,7 @@ class Translator:
     self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy),
                                autograph=False)
     # The count rule's tables (and the bracket rule's), or None: no rule.
-    self.rule_tables = rule_tables(target_form, self.target_vocab, settings)
+    self.rule_tables = rule_tables(target_form, vocabularies, settings)
     self.first_line_number = 1  # The number its input's first line has in its file.
 
   def translate(self, lines, progress=True):
@@ -159,7 +161,7 @@ class Translator:
   def _decode_replicas(self, inputs, required):
     """inputs [batch, width] int32; required [batch] int32, the count rule's counts."""
     settings = self.settings
-    rule = None if self.rule_tables is None else self.rule_tables.rule(required)
+    rule = None if self.rule_tables is None else self.rule_tables.rule(required, inputs)
     return decode_ids(self.model, inputs, beam_size=settings.beam_size, alpha=settings.alpha,
                       extra_length=settings.extra_length, count_rule=rule)
 
