@@ -3,7 +3,8 @@
 #   datagen (the sample split by file) -> trainer (greedy dev bracket F1 at every
 #   evaluation, curves.png) -> t2t-avg-all -> t2t-decoder (greedy, and the problem's
 #   preset: beam 21, alpha 0.3, input + 300; both under the count and bracket rules, and
-#   the preset once more without the bracket rule) -> EVALB (COLLINS.prm) on the test files.
+#   with word leaves the copy rule; the preset once more without the bracket rule and,
+#   with word leaves, once without the copy rule) -> EVALB (COLLINS.prm) on the test files.
 #
 #   docs/reproduce_parsing.sh [RUN_ROOT] [words|tags]
 #
@@ -47,11 +48,13 @@ $BIN/python docs/ptb_split_files.py "$PTB" test "$OUT/test.words" "$OUT/test.gol
 for MODEL in last avg; do
   DIR=$RUN; [ "$MODEL" = avg ] && DIR=$AVG
   DECODINGS=(greedy preset); [ "$MODEL" = avg ] && DECODINGS+=(preset_no_bracket_rule)
+  [ "$MODEL" = avg ] && [ "$LEAVES" = words ] && DECODINGS+=(preset_no_copy_rule)
   for DECODING in "${DECODINGS[@]}"; do
     case $DECODING in
       greedy) HPARAMS=beam_size=1 ;;
       preset) HPARAMS="" ;;
       preset_no_bracket_rule) HPARAMS=bracket_rule=False ;;
+      preset_no_copy_rule) HPARAMS=copy_rule=False ;;
     esac
     NAME=$OUT/test.$MODEL.$DECODING
     $BIN/t2t-decoder --output_dir="$DIR" --decode_hparams="$HPARAMS" \

@@ -148,7 +148,7 @@ def _leaves(text):
 
 # Penn Treebank tags of punctuation words, which EVALB (COLLINS.prm) deletes by tag.
 PUNCTUATION_TAGS = {",": ",", ".": ".", "?": ".", "!": ".", ":": ":", ";": ":", "--": ":",
-                    "...": ":", "``": "``", "''": "''"}
+                    "-": ":", "...": ":", "``": "``", "''": "''"}
 
 
 def punctuation_tags(words):
@@ -156,8 +156,20 @@ def punctuation_tags(words):
 
   The model predicts no tags, but EVALB deletes punctuation by tag: without these,
   a decoded tree's length differs from the gold tree's wherever punctuation occurs.
+  A single quote "`" opens a quotation (tag ``); "'" closes the one open (tag ''), and
+  with none open is a possessive (POS, which EVALB keeps: `investors '`).
   """
-  return [PUNCTUATION_TAGS.get(word, PLACEHOLDER_TAG) for word in words]
+  tags, quote_open = [], False
+  for word in words:
+    if word == "`":
+      quote_open = True
+      tags.append("``")
+    elif word == "'" and quote_open:
+      quote_open = False
+      tags.append("''")
+    else:
+      tags.append(PUNCTUATION_TAGS.get(word, PLACEHOLDER_TAG))
+  return tags
 
 
 def target_symbols(word_leaves=False):
