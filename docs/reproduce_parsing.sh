@@ -12,13 +12,21 @@
 # parsing_english_ptb16k, each leaf the word's POS tag.
 # PTB: a directory of Penn Treebank .mrg files; default: the WSJ sample in the shared data
 # folder beside the project. TRAIN_STEPS (default 3000: 15 to 35 minutes of training on
-# 2 CPU cores, evaluations included) is read from the environment.
+# 2 CPU cores, evaluations included), EVAL_EVERY and SAVE_EVERY (steps between dev
+# evaluations, 500, and between checkpoints, 250: the last 5 are averaged) and HPARAMS
+# (overrides of transformer_parsing_small, default none) are read from the environment;
+# docs/results.md's best parser is
+#   TRAIN_STEPS=10000 EVAL_EVERY=1000 SAVE_EVERY=500 \
+#   HPARAMS=layer_prepostprocess_dropout=0.2 docs/reproduce_parsing.sh runs/ptbw10k
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=${1:-runs/ptb}
 LEAVES=${2:-words}
 PTB=${PTB:-../shared/data/ptb_sample/combined}
 TRAIN_STEPS=${TRAIN_STEPS:-3000}
+EVAL_EVERY=${EVAL_EVERY:-500}
+SAVE_EVERY=${SAVE_EVERY:-250}
+HPARAMS=${HPARAMS:-}
 case $LEAVES in
   words) PROBLEM=parsing_english_ptb16k_words ;;
   tags) PROBLEM=parsing_english_ptb16k ;;
@@ -35,12 +43,12 @@ BIN=.venv/bin
   $BIN/t2t-datagen --problem=$PROBLEM --tmp_dir="$PTB" --data_dir="$DATA" --vocab_size=4000
 
 $BIN/t2t-trainer --problem=$PROBLEM --hparams_set=transformer_parsing_small \
-  --data_dir="$DATA" --output_dir="$RUN" --train_steps="$TRAIN_STEPS" --random_seed=1 \
-  --local_eval_frequency=500 --eval_steps=0 --eval_decode_sentences=100 \
-  --decode_hparams=beam_size=1 --save_checkpoints_steps=250 --save_checkpoints_secs=0 \
-  --keep_checkpoint_max=20
+  --hparams="$HPARAMS" --data_dir="$DATA" --output_dir="$RUN" --train_steps="$TRAIN_STEPS" \
+  --random_seed=1 --local_eval_frequency="$EVAL_EVERY" --eval_steps=0 \
+  --eval_decode_sentences=100 --decode_hparams=beam_size=1 --save_checkpoints_steps="$SAVE_EVERY" \
+  --save_checkpoints_secs=0 --keep_checkpoint_max=20
 
-# The last 5 checkpoints (1,000 steps) averaged.
+# The last 5 checkpoints averaged.
 $BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=5
 
 mkdir -p "$OUT"
