@@ -7,7 +7,9 @@ compiling); non-padding target tokens per second.
              (XLA on the first model only: a compilation takes a minute here), and
              once without dropout inside the feed-forward network, like keras-hub;
              with --mixed_precision=bfloat16, once more in mixed bfloat16 (XLA off);
-  PyTorch:   nn.Transformer, same shapes, eager (peers/torch_transformer.py);
+  PyTorch:   nn.Transformer, same shapes (peers/torch_transformer.py): eager, and under
+             torch.compile (the warm-up step compiles); with --mixed_precision, compiled
+             under that dtype's autocast too;
   keras-hub: TransformerEncoder/TransformerDecoder layers, `train_on_batch`, XLA off.
 Model FLOPs are t2t_lite.training.cost.training_flops (6 x matmul parameters
 touched per token, plus attention); MFU divides the achieved FLOP/s by this
@@ -50,8 +52,15 @@ def training_runs(hparams, vocab_size, inputs, targets, notes, extra, mixed_prec
     runs[OURS_AS_KERAS_HUB] = ours.train_step(dataclasses.replace(hparams, relu_dropout=0.0),
                                               vocab_size, inputs, targets, jit_compile=False)
   if not _note_missing("torch", notes):
+    import torch
     from bench.peers.torch_transformer import TorchTrainer
     runs["PyTorch nn.Transformer, eager"] = TorchTrainer(hparams, vocab_size, inputs, targets)
+    runs["PyTorch nn.Transformer, torch.compile"] = TorchTrainer(
+        hparams, vocab_size, inputs, targets, compiled=True)
+    if mixed_precision:
+      runs[f"PyTorch nn.Transformer, torch.compile, {mixed_precision} autocast"] = TorchTrainer(
+          hparams, vocab_size, inputs, targets, compiled=True,
+          autocast=getattr(torch, mixed_precision))
   if not _note_missing("keras_hub", notes):
     from bench.peers.keras_hub_transformer import KerasHubTrainer
     runs["keras-hub layers, XLA off"] = KerasHubTrainer(hparams, vocab_size, inputs, targets,

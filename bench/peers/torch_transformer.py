@@ -141,10 +141,17 @@ def paper_adam(model, hparams):
 
 
 class TorchTrainer:
-  """`__call__()`: one full step (forward, backward, Adam update) on one fixed batch."""
+  """`__call__()`: one full step (forward, backward, Adam update) on one fixed batch.
 
-  def __init__(self, hparams, vocab_size, inputs, targets):
+  compiled: the model under `torch.compile` (Inductor's generated C++ kernels on a CPU;
+  the first step compiles). autocast: e.g. torch.bfloat16, the forward pass under
+  `torch.autocast` (matmuls in that dtype, weights and the loss in float32).
+  """
+
+  def __init__(self, hparams, vocab_size, inputs, targets, compiled=False, autocast=None):
     self.model = TorchTransformer(hparams, vocab_size).train()
+    self.forward = torch.compile(self.model) if compiled else self.model
+    self.autocast = autocast
     self.inputs = torch.from_numpy(np.asarray(inputs, np.int64))    # [batch, s]
     self.targets = torch.from_numpy(np.asarray(targets, np.int64))  # [batch, t]
     self.vocab_size, self.label_smoothing = vocab_size, hparams.label_smoothing
@@ -152,11 +159,12 @@ class TorchTrainer:
 
   def __call__(self):
     """-> the step's mean loss over non-padding target tokens."""
-    logits = self.model(self.inputs, self.targets)  # [batch, t, vocab]
+    with torch.autocast("cpu", dtype=self.autocast, enabled=self.autocast is not None):
+      logits = self.forward(self.inputs, self.targets)  # [batch, t, vocab]
     tokens = (self.targets != PAD_ID).sum().clamp(min=1)
-    loss = F.cross_entropy(logits.reshape(-1, self.vocab_size), self.targets.reshape(-1),
-                           ignore_index=PAD_ID, label_smoothing=self.label_smoothing,
-                           reduction="sum") / tokens
+    loss = F.cross_entropy(logits.float().reshape(-1, self.vocab_size),
+                           self.targets.reshape(-1), ignore_index=PAD_ID,
+                           label_smoothing=self.label_smoothing, reduction="sum") / tokens
     self.optimizer.zero_grad(set_to_none=True)
     loss.backward()
     self.optimizer.step()

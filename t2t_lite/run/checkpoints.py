@@ -110,18 +110,15 @@ class Checkpoints:
 
   every_steps / every_seconds: save when either many steps or seconds passed
   since the last save (0 or None disables that trigger).
-  before_first_save: called once, before the first save of this process.
   """
 
-  def __init__(self, strategy, output_dir, keep, every_steps, every_seconds,
-               before_first_save=None, **trackables):
+  def __init__(self, strategy, output_dir, keep, every_steps, every_seconds, **trackables):
     self.strategy = strategy
     self.output_dir = output_dir
     self.every_steps = every_steps or 0
     self.every_seconds = every_seconds or 0
     self.keep = keep
     self.checkpoint = tf.train.Checkpoint(**trackables)
-    self._before_first_save = before_first_save
     if is_chief(strategy):
       remove_unfinished_saves(output_dir)
     listed = checkpoint_paths(output_dir)
@@ -155,9 +152,6 @@ class Checkpoints:
 
   def save(self, step):
     """Writes checkpoint ckpt-<step> (once per step) and prunes old ones; returns its path."""
-    if self._before_first_save:
-      self._before_first_save()
-      self._before_first_save = None
     if self.latest and checkpoint_step(self.latest) == step:
       return self.latest
     if is_chief(self.strategy):

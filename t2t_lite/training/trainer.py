@@ -82,12 +82,10 @@ def _train(problem, hparams, config, data_dir):
           "train", data_dir, hparams, training=True, deterministic=config.random_seed is not None,
           seed=config.random_seed, num_shards=context.num_input_pipelines,
           shard_index=context.input_pipeline_id, pad_to_bucket_boundary=jit_compile)))
-  # The run describes itself (hparams.json, run.json) on its first save: a start or
-  # resume that stops before saving (refused, or with nothing to do) changes no file.
   checkpoints = Checkpoints(
       strategy, config.output_dir, config.keep_checkpoint_max, config.save_checkpoints_steps,
-      config.save_checkpoints_secs, before_first_save=run.write_description, model=model,
-      optimizer=optimizer, train_iterator=train_iterator)
+      config.save_checkpoints_secs, model=model, optimizer=optimizer,
+      train_iterator=train_iterator)
   resumed = checkpoints.restore_latest()
   if resumed is None and config.warm_start_from:
     warm_start(run, config.warm_start_from)
@@ -113,7 +111,7 @@ def _train(problem, hparams, config, data_dir):
                          config.gradient_accumulation_steps, jit_compile)
   loop = _Loop(config, run, optimizer, train_step, checkpoints,
                evaluator if config.schedule == "train_and_evaluate" else None, watch)
-  return loop.run(train_iterator, resumed)
+  return loop.train(train_iterator, resumed)
 
 
 def xla_bucket_note(hparams):
@@ -166,7 +164,7 @@ class _Loop:
   """The steps of one run: progress, summaries, evaluations, checkpoints, stops."""
 
   def __init__(self, config, run, optimizer, train_step, checkpoints, evaluator, watch):
-    self.config = config
+    self.config, self.run = config, run
     self.watch = watch  # The MetricWatch keeping best/ and deciding early stopping, or None.
     self.hparams, self.strategy = run.hparams, run.strategy
     self.target_vocab_size = run.description.target_vocab_size
@@ -196,7 +194,7 @@ class _Loop:
       return tf.summary.create_noop_writer()
     return tf.summary.create_file_writer(os.path.join(self.config.output_dir, split))
 
-  def run(self, iterator, resumed):
+  def train(self, iterator, resumed):
     config = self.config
     step = self.step()
     if step >= config.train_steps:
@@ -231,11 +229,11 @@ class _Loop:
         if advanced and self.evaluator and step % config.local_eval_frequency == 0:
           last_eval = self._evaluate(step, progress, stop) or last_eval
         if advanced and self.checkpoints.due(step):
-          self.checkpoints.save(step)
+          self._save(step)
         if self.watch and self.watch.stop_reason:
           progress.message(self.watch.stop_reason)
           break
-      path = self.checkpoints.save(step)
+      path = self._save(step)
       if time_limit.reached() and step < config.train_steps and not stop.signal_name:
         progress.message(time_limit.describe(path, step))
       if self.evaluator and step % config.local_eval_frequency and not stop.signal_name:
@@ -249,6 +247,13 @@ class _Loop:
                                                  achieved_flops=flops / max(seconds, 1e-9))
       progress.message(cost.cost_line(flops, seconds, peak, description))
     return last_eval
+
+  def _save(self, step):
+    """Checkpoint ckpt-<step> (its path). The run describes itself (hparams.json, run.json)
+    before its first save: a start or resume that stops before saving (refused, or with
+    nothing to do) changes no file."""
+    self.run.write_description()  # Once only.
+    return self.checkpoints.save(step)
 
   def _write_train_summaries(self, step, stats, learning_rate, tokens_per_second):
     tokens = max(stats["tokens"], 1.0)
