@@ -119,11 +119,21 @@ def throughput_table(results, tokens, notes):
     for implementation, step in seconds.items():
       rows.append([name, implementation, f"{step * 1e3:,.0f}", f"{tokens / step:,.0f}",
                    report.ratio(seconds[OURS_GRAPH], step),
-                   report.ratio(seconds.get(OURS_XLA), step)])
+                   report.ratio(seconds.get(OURS_XLA), step),
+                   report.ratio(_ours_at_precision_of(implementation, seconds), step)])
   return report.Table(
       "Training throughput (float32 unless named, CPU" + _held_to() + ")",
       ["model", "implementation", "ms/step", "target tokens/s", "ours XLA off / this",
-       "ours XLA on / this"], rows, notes)
+       "ours XLA on / this", "ours XLA off, same precision / this"], rows, notes)
+
+
+def _ours_at_precision_of(implementation, seconds):
+  """Our XLA-off step time at the precision an implementation's name gives (float32
+  unless it names a 16-bit type), or None when it was not timed."""
+  for precision in ("bfloat16", "float16"):
+    if precision in implementation:
+      return seconds.get(f"{OURS_GRAPH}, mixed {precision}")
+  return seconds[OURS_GRAPH]
 
 
 def mfu_table(results, tokens, peaks):

@@ -11,9 +11,9 @@ source's leaf pieces, in order: with k of them written so far and s_k the source
 Brackets and EOS stay as the bracket rule allows them. Which word comes next is not the
 model's choice, only whether one starts now: s_k, when it starts a word, takes the
 probability of every piece that starts one, and a piece continuing a word costs nothing
-(its log-probability is 0). The source's leaf pieces are its
-input ids with the others (EOS, padding, <unk>) dropped, so the rule needs the input and
-target vocabularies to be one (`shared_vocab`).
+(its log-probability is 0). The source's leaf pieces are its input ids with the others
+(EOS, padding, <unk>, byte pieces) dropped, so the rule needs the input and target
+vocabularies to be one (`shared_vocab`).
 
 Why: with word leaves, the tree takes the source's words whatever the model wrote, but a
 small parser loses its place in the sentence (a word skipped, one written twice) and every
