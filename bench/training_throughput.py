@@ -52,15 +52,13 @@ def training_runs(hparams, vocab_size, inputs, targets, notes, extra, mixed_prec
     runs[OURS_AS_KERAS_HUB] = ours.train_step(dataclasses.replace(hparams, relu_dropout=0.0),
                                               vocab_size, inputs, targets, jit_compile=False)
   if not _note_missing("torch", notes):
-    import torch
     from bench.peers.torch_transformer import TorchTrainer
     runs["PyTorch nn.Transformer, eager"] = TorchTrainer(hparams, vocab_size, inputs, targets)
     runs["PyTorch nn.Transformer, torch.compile"] = TorchTrainer(
         hparams, vocab_size, inputs, targets, compiled=True)
     if mixed_precision:
       runs[f"PyTorch nn.Transformer, torch.compile, {mixed_precision} autocast"] = TorchTrainer(
-          hparams, vocab_size, inputs, targets, compiled=True,
-          autocast=getattr(torch, mixed_precision))
+          hparams, vocab_size, inputs, targets, compiled=True, autocast=mixed_precision)
   if not _note_missing("keras_hub", notes):
     from bench.peers.keras_hub_transformer import KerasHubTrainer
     runs["keras-hub layers, XLA off"] = KerasHubTrainer(hparams, vocab_size, inputs, targets,

@@ -144,14 +144,14 @@ class TorchTrainer:
   """`__call__()`: one full step (forward, backward, Adam update) on one fixed batch.
 
   compiled: the model under `torch.compile` (Inductor's generated C++ kernels on a CPU;
-  the first step compiles). autocast: e.g. torch.bfloat16, the forward pass under
-  `torch.autocast` (matmuls in that dtype, weights and the loss in float32).
+  the first step compiles). autocast: a dtype's name, e.g. "bfloat16": the forward pass
+  under `torch.autocast` (matmuls in that dtype, weights and the loss in float32).
   """
 
   def __init__(self, hparams, vocab_size, inputs, targets, compiled=False, autocast=None):
     self.model = TorchTransformer(hparams, vocab_size).train()
     self.forward = torch.compile(self.model) if compiled else self.model
-    self.autocast = autocast
+    self.autocast = None if autocast is None else getattr(torch, autocast)
     self.inputs = torch.from_numpy(np.asarray(inputs, np.int64))    # [batch, s]
     self.targets = torch.from_numpy(np.asarray(targets, np.int64))  # [batch, t]
     self.vocab_size, self.label_smoothing = vocab_size, hparams.label_smoothing

@@ -39,12 +39,14 @@ class BracketTables(typing.NamedTuple):
   opens: k + 1 for the opener of pair k (with or without SentencePiece's word-start
     mark), else 0. closes: k + 1 for the closer of pair k, else 0.
   continues: 1 for the pieces that continue a leaf (`TargetForm.continues`), else 0.
+  leaf_pieces: 1 for the pieces of a leaf: counted ones and their continuations.
   allowed: 1 for the ids an output may hold at all: brackets, leaves, their
     continuations, EOS.
   """
   opens: typing.Any
   closes: typing.Any
   continues: typing.Any
+  leaf_pieces: typing.Any
   allowed: typing.Any
 
 
@@ -62,14 +64,15 @@ def bracket_tables(pieces, bracket_pairs, counted, continues):
                     np.int32)
   opens, closes = pair_index(0), pair_index(1)
   continues = np.array(continues, np.int32)
-  allowed = np.sign(counted + continues + opens + closes).astype(np.int32)
-  opens[PAD_ID] = closes[PAD_ID] = continues[PAD_ID] = allowed[PAD_ID] = 0
-  continues[EOS_ID] = 0
+  continues[[PAD_ID, EOS_ID]] = 0
+  leaf_pieces = np.maximum(counted, continues).astype(np.int32)
+  allowed = np.sign(leaf_pieces + opens + closes).astype(np.int32)
+  opens[PAD_ID] = closes[PAD_ID] = allowed[PAD_ID] = 0
   allowed[EOS_ID] = 1
   if not opens.any() or not closes.any():
     raise ValueError("the target vocabulary has no bracket piece: the bracket rule cannot "
                      "be met")
-  return BracketTables(opens, closes, continues, allowed)
+  return BracketTables(opens, closes, continues, leaf_pieces, allowed)
 
 
 def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, limits,
@@ -95,7 +98,7 @@ def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, l
   innermost = ops.take_along_axis(opens, innermost_at, axis=-1)     # [batch, ..., 1]
   last = ops.sum(ops.where(positions == step, sequences, 0), axis=-1, keepdims=True)
   after_opener = ops.take(brackets.opens, last) > 0                 # [batch, ..., 1]
-  after_leaf = ops.take(counted, last) + ops.take(brackets.continues, last) > 0
+  after_leaf = ops.take(brackets.leaf_pieces, last) > 0
   started = ops.sum(ops.sign(opens), axis=-1, keepdims=True) > 0
   room = limits - step - 2  # Tokens that may follow this one before the limit's EOS.
   # The tokens the leaves still need: a leaf each, and for the copy rule (which knows
@@ -103,7 +106,7 @@ def apply_bracket_rule(log_probs, sequences, brackets, counted, missing, step, l
   needed, needed_after_continuing = missing, missing
   if copied is not None:
     log_probs, copy_allowed, pieces_left = copy_constraint(
-        log_probs, sequences, last, copied, counted, brackets.continues)
+        log_probs, sequences, last, copied, counted, brackets)
     needed, needed_after_continuing = pieces_left, pieces_left - 1
 
   is_opener = ops.cast(brackets.opens, "bool")                      # [vocab]

@@ -36,17 +36,18 @@ def source_leaf_pieces(inputs, leaf_pieces):
   return ops.sum(ops.where(lands_at, inputs[:, :, None], 0), axis=1)  # [batch, width]
 
 
-def copy_constraint(log_probs, sequences, last, copied, counted, continues):
+def copy_constraint(log_probs, sequences, last, copied, counted, brackets):
   """-> (log_probs: [batch, ..., vocab], with the model's choice of a leaf given to the
   source's next one; allowed: bool [batch, ..., vocab], the tokens the copy rule allows
   next; pieces_left: int32 [batch, ..., 1], the source's leaf pieces not yet written).
 
   log_probs: [batch, ..., vocab], the candidates for the next token; sequences:
   [batch, ..., length + 1] int32, the ids so far; last: [batch, ..., 1] int32, the last of
-  them; copied: [batch, width] int32 (`source_leaf_pieces`); counted and continues:
-  [vocab] 0/1 tables (the pieces that start a leaf; the pieces that continue one).
+  them; copied: [batch, width] int32 (`source_leaf_pieces`); counted: [vocab] 0/1, the
+  pieces that start a leaf; brackets: the bracket rule's `BracketTables` (its
+  `leaf_pieces` and `continues`).
   """
-  leaf_pieces = ops.maximum(counted, continues)                        # [vocab]
+  leaf_pieces, continues = brackets.leaf_pieces, brackets.continues  # [vocab] each.
   written = ops.sum(ops.take(leaf_pieces, sequences), axis=-1, keepdims=True)  # [b, ..., 1]
   width = copied.shape[-1]
   total = ops.sum(ops.cast(copied > 0, "int32"), axis=-1)             # [batch]

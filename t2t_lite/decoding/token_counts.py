@@ -65,8 +65,7 @@ class RuleTables(typing.NamedTuple):
     if self.brackets is None:
       return CountRule(counted, required)
     brackets = BracketTables(*map(ops.convert_to_tensor, self.brackets))
-    copied = (source_leaf_pieces(inputs, ops.maximum(counted, brackets.continues))
-              if self.copies else None)
+    copied = source_leaf_pieces(inputs, brackets.leaf_pieces) if self.copies else None
     return CountRule(counted, required, brackets, copied)
 
 
@@ -86,7 +85,7 @@ def rule_tables(target_form, vocabularies, settings):
   continues = np.array([int(target_form.continues(piece)) for piece in pieces], np.int32)
   brackets = bracket_tables(pieces, target_form.bracket_pairs, counted, continues)
   copies = target_form.copies_source and settings.copy_rule
-  if copies and input_vocab.pieces() != pieces:
+  if copies and input_vocab.model_proto != target_vocab.model_proto:
     logging.warning("the copy rule needs one vocabulary for inputs and targets; decoding "
                     "without it")
     copies = False
