@@ -19,7 +19,8 @@ CHOICES = {
 
 # The factors a `learning_rate_schedule` multiplies (tensor2tensor's names; see
 # t2t_lite.optimization).
-SCHEDULE_FACTORS = ("constant", "linear_warmup", "rsqrt_decay", "rsqrt_hidden_size")
+SCHEDULE_FACTORS = ("constant", "linear_warmup", "rsqrt_decay", "rsqrt_hidden_size",
+                    "linear_decay")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +52,7 @@ class HParams:
   learning_rate_schedule: str = "constant*linear_warmup*rsqrt_decay*rsqrt_hidden_size"
   learning_rate_constant: float = 1.0   # Paper 1.0; tensor2tensor v3 uses 2.0.
   learning_rate_warmup_steps: int = 4000
+  learning_rate_decay_steps: int = 5000  # linear_decay's length: the run's last N steps.
   optimizer_adam_beta1: float = 0.9
   optimizer_adam_beta2: float = 0.98    # tensor2tensor v3 uses 0.997.
   optimizer_adam_epsilon: float = 1e-9
@@ -69,6 +71,10 @@ class HParams:
     if unknown or not self.schedule_factors:
       raise UserError(f"hparams learning_rate_schedule={self.learning_rate_schedule!r} must "
                       f"be factors joined by '*', each one of {', '.join(SCHEDULE_FACTORS)}")
+    if "linear_decay" in self.schedule_factors and self.learning_rate_decay_steps <= 0:
+      raise UserError(f"hparams learning_rate_schedule has linear_decay, but "
+                      f"learning_rate_decay_steps={self.learning_rate_decay_steps}; set it to "
+                      f"the number of final steps over which the rate falls to 0")
     for name in ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
                  "batch_size", "max_length", "min_length_bucket"):
       if getattr(self, name) <= 0:

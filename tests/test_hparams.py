@@ -44,7 +44,8 @@ V1 = {"num_hidden_layers": 6, "hidden_size": 512, "filter_size": 2048, "num_head
       "attention_dropout": 0.0, "relu_dropout": 0.0, "label_smoothing": 0.1,
       # Its legacy "noam" schedule with learning_rate 0.1: 0.1 * 0.002 * 5000 = constant 1.
       "learning_rate_schedule": PAPER_SCHEDULE, "learning_rate_constant": 1.0,
-      "learning_rate_warmup_steps": 4000, "optimizer_adam_beta1": 0.9,
+      "learning_rate_warmup_steps": 4000, "learning_rate_decay_steps": 5000,
+      "optimizer_adam_beta1": 0.9,
       "optimizer_adam_beta2": 0.98, "optimizer_adam_epsilon": 1e-9, "batch_size": 4096,
       "max_length": 256, "min_length_bucket": 8, "length_bucket_step": 1.1}
 V2 = {**V1, "pre_norm": True, "attention_dropout": 0.1, "relu_dropout": 0.1,
@@ -122,10 +123,14 @@ def test_the_tiny_multi30k_set_is_wu_et_als_recipe():
   assert hparams.pre_norm and hparams.shared_embedding_and_softmax_weights
   assert (hparams.layer_prepostprocess_dropout, hparams.attention_dropout,
           hparams.relu_dropout) == (0.3, 0.0, 0.0)
-  schedule = learning_rate_schedule(hparams)
+  schedule = learning_rate_schedule(hparams, end_step=20000)
   peak = float(schedule(2000 - 1))  # Step 2,000, the end of warmup: their 5e-3.
   assert peak == pytest.approx(5e-3, rel=2e-3)
   assert float(schedule(8000 - 1)) == pytest.approx(peak / 2, rel=1e-5)  # rsqrt decay.
+  # Then down to 0 over the last 3,000 steps: halfway down at step 18,501.
+  rsqrt = peak * (2000 / 18501) ** 0.5
+  assert float(schedule(18501 - 1)) == pytest.approx(rsqrt / 2, rel=1e-5)
+  assert float(schedule(20000)) == 0.0
 
 
 def test_the_papers_parser_keeps_the_papers_base_beyond_its_tuned_values():

@@ -108,6 +108,38 @@ def test_an_unknown_schedule_factor_is_a_one_line_error():
     HParams().override("learning_rate_schedule=constant*cosdecay")
 
 
+DECAYING = "constant*linear_warmup*rsqrt_decay*linear_decay"
+
+
+@pytest.mark.parametrize("step", [1, 500, 700, 701, 850, 999, 1000, 1001, 1200])
+def test_linear_decay_falls_to_zero_over_the_last_steps_as_tensor2tensors(step):
+  # tensor2tensor counts steps from 0: (train_steps - step0) / decay_steps, clipped to [0, 1].
+  hparams = HParams(learning_rate_schedule=DECAYING, learning_rate_constant=0.1,
+                    learning_rate_warmup_steps=100, learning_rate_decay_steps=300)
+  step0 = step - 1
+  expected = (0.1 * min(1.0, step / 100) * max(step, 100) ** -0.5
+              * min(1.0, max(0.0, (1000 - step0) / 300)))
+  schedule = learning_rate_schedule(hparams, end_step=1000)
+  assert float(schedule(step0)) == pytest.approx(expected, rel=1e-5, abs=1e-12)
+
+
+def test_the_end_of_linear_decay_moves():
+  hparams = HParams(learning_rate_schedule="constant*linear_decay",
+                    learning_rate_decay_steps=10)
+  schedule = learning_rate_schedule(hparams, end_step=1000)
+  assert float(schedule(94)) == 1.0  # Step 95.
+  schedule.set_end_step(100)
+  assert float(schedule(94)) == pytest.approx(0.6)  # Steps 95-100 of the last 10 are left.
+  assert float(schedule(100)) == 0.0  # Past the end.
+
+
+def test_linear_decay_without_its_length_is_a_one_line_error():
+  from t2t_lite.errors import UserError
+  with pytest.raises(UserError, match="has linear_decay, but learning_rate_decay_steps=0; "
+                                      "set it to the number of final steps"):
+    HParams().override(f"learning_rate_schedule={DECAYING},learning_rate_decay_steps=0")
+
+
 def test_peak_learning_rate_is_at_the_end_of_warmup():
   schedule = learning_rate_schedule(HParams())
   rates = [float(schedule(step)) for step in (3000, 3999, 5000)]

@@ -11,6 +11,7 @@ import pytest
 from commands import call, error_line
 from test_nothing_lost import snapshot
 from tiny_runs import TINY_HPARAMS, copy_run, tiny_run, tiny_train
+from t2t_lite import optimization
 from t2t_lite.errors import UserError
 from t2t_lite.run import checkpoints
 from t2t_lite.run.checkpoints import checkpoint_paths
@@ -114,6 +115,44 @@ def test_train_minutes_stops_saves_and_ends_as_finished(tmp_path_factory, tmp_pa
   assert (f"--train_minutes=1 reached: saved {output_dir}/ckpt-2 at step 2; run the same "
           f"command to train on") in result.stderr
   assert "training cost:" in result.stderr and steps(output_dir) == [2]
+
+
+def test_the_pace_projects_the_step_at_the_time_limit(monkeypatch):
+  monkeypatch.setattr(stopping.TimeLimit, "PACE_STEPS", 10)
+  monkeypatch.setattr(stopping.TimeLimit, "PACE_SECONDS", 30.0)
+  now = [0.0]
+  limit = stopping.TimeLimit(10, clock=lambda: now[0])  # 600 seconds.
+  now[0] = 20.0
+  assert limit.projected_step(5) is None  # The first call marks the pace's start.
+  now[0] = 40.0
+  assert limit.projected_step(25) is None  # 20 steps, but only 20 seconds.
+  now[0] = 50.0
+  assert limit.projected_step(35) == 35 + 550  # One step a second, 550 seconds left.
+  now[0] = 700.0
+  assert limit.projected_step(600) == 600  # Past the limit: here.
+  assert stopping.TimeLimit(0).projected_step(600) is None
+
+
+def test_train_minutes_ends_linear_decay_where_the_pace_meets_the_limit(
+    tmp_path_factory, tmp_path, monkeypatch):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  monkeypatch.setattr(stopping.TimeLimit, "PACE_STEPS", 1)
+  monkeypatch.setattr(stopping.TimeLimit, "PACE_SECONDS", 0.0)
+  reads = iter(range(0, 10000, 5))  # Every read of the clock: 5 seconds later.
+  monkeypatch.setattr(trainer, "TimeLimit",
+                      lambda minutes: stopping.TimeLimit(minutes, clock=lambda: next(reads)))
+  ends = []
+  monkeypatch.setattr(optimization.FactorSchedule, "set_end_step",
+                      lambda self, step: ends.append(step))
+  output_dir = str(tmp_path / "run")
+  result = tiny_trainer(data_dir, output_dir, "--train_steps=50", "--schedule=train",
+                        "--train_minutes=1", "--hparams=batch_size=256,max_length=32,"
+                        "learning_rate_schedule=constant*linear_decay,learning_rate_constant=0.001,"
+                        "learning_rate_decay_steps=3")
+  assert result.returncode == 0, result.stderr[-2000:]
+  # Before each step the limit is read, then the pace: at 10 s (step 0: the mark), 20 s
+  # (step 1, 10 s a step, 40 s left: step 5), 30 s, 40 s, 50 s, 60 s: step 5 each time.
+  assert ends == [5, 5, 5, 5, 5] and steps(output_dir) == [6]
 
 
 def test_train_minutes_has_a_floor():

@@ -23,9 +23,13 @@ class TrainConfig:
   train_minutes: float = setting(
       0, "Stop at the first step after this many minutes of training (wall clock since this "
       "process's loop began, evaluations included), save, and end as a finished run (exit 0); "
-      "run again to train on. 0 = no limit. The learning-rate schedule is a function of the "
-      "step alone (no built-in schedule reads --train_steps), so a time limit neither "
-      "shortens nor compresses it: the run ends where on the schedule it got to.")
+      "run again to train on (with this many minutes more). 0 = no limit. How the "
+      "learning-rate schedule sees it: of its factors only linear_decay reads where the run "
+      "ends, which is --train_steps or, sooner, the step the run's pace (steps a second "
+      "since its first step, trusted after a minute) reaches when the minutes are up, "
+      "re-estimated at every step: the rate falls to 0 as the time runs out. Without "
+      "linear_decay the schedule is a function of the step alone, and the run ends where on "
+      "it it got to.")
   model: str = shared("model")
   schedule: str = setting(
       "train_and_evaluate", "What to run; continuous_train_and_eval is tensor2tensor's name "

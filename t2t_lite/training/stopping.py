@@ -112,6 +112,27 @@ class TimeLimit:
     self.minutes = minutes or 0
     self._clock = clock
     self._start = clock()
+    self._first = None  # (time, step) of the first projected_step call.
+
+  # The pace is measured from the first step seen until `projected_step` trusts it: past
+  # the first steps' tracing, and over enough steps to average out their lengths.
+  PACE_STEPS, PACE_SECONDS = 100, 60.0
+
+  def projected_step(self, step):
+    """The step this run's pace (steps a second since the first call) will have reached
+    when the minutes are up; None without a limit, or until the pace is measured."""
+    if not self.minutes:
+      return None
+    now = self._clock()
+    if self._first is None:
+      self._first = (now, step)
+      return None
+    first_time, first_step = self._first
+    seconds, steps = now - first_time, step - first_step
+    if steps < self.PACE_STEPS or seconds < self.PACE_SECONDS:
+      return None
+    left = max(0.0, 60.0 * self.minutes - (now - self._start))
+    return step + int(left * steps / seconds)
 
   def reached(self):
     return bool(self.minutes) and self._clock() - self._start >= 60.0 * self.minutes

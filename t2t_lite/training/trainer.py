@@ -20,7 +20,7 @@ import tensorflow as tf
 
 from t2t_lite.data.batching import bucket_boundaries
 from t2t_lite.errors import UserError
-from t2t_lite.optimization import build_optimizer
+from t2t_lite.optimization import build_optimizer, learning_rate_schedule
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths
 from t2t_lite.run.layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
@@ -70,7 +70,8 @@ def _train(problem, hparams, config, data_dir):
                    flags=config.flags, strategy=strategy, write=False)
   model = run.build_model()
   with strategy.scope():
-    optimizer = build_optimizer(hparams)
+    schedule = learning_rate_schedule(hparams, end_step=config.train_steps)
+    optimizer = build_optimizer(hparams, schedule)
     if config.mixed_precision == "float16":
       optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
     optimizer.build(model.trainable_variables)
@@ -109,7 +110,7 @@ def _train(problem, hparams, config, data_dir):
     return results
   train_step = TrainStep(strategy, model, optimizer, hparams.label_smoothing,
                          config.gradient_accumulation_steps, jit_compile)
-  loop = _Loop(config, run, optimizer, train_step, checkpoints,
+  loop = _Loop(config, run, optimizer, schedule, train_step, checkpoints,
                evaluator if config.schedule == "train_and_evaluate" else None, watch)
   return loop.train(train_iterator, resumed)
 
@@ -163,8 +164,10 @@ def _check_output_dir(config):
 class _Loop:
   """The steps of one run: progress, summaries, evaluations, checkpoints, stops."""
 
-  def __init__(self, config, run, optimizer, train_step, checkpoints, evaluator, watch):
+  def __init__(self, config, run, optimizer, schedule, train_step, checkpoints, evaluator,
+               watch):
     self.config, self.run = config, run
+    self.schedule = schedule  # The learning rate's; linear_decay ends at its end_step.
     self.watch = watch  # The MetricWatch keeping best/ and deciding early stopping, or None.
     self.hparams, self.strategy = run.hparams, run.strategy
     self.target_vocab_size = run.description.target_vocab_size
@@ -212,6 +215,7 @@ class _Loop:
       # A fresh run's first evaluation is its baseline: the untrained model.
       last_eval = self._evaluate(step, progress, stop) if self.evaluator and step == 0 else None
       while step < config.train_steps and not stop.signal_name and not time_limit.reached():
+        self._move_the_end(time_limit, step)
         learning_rate = float(self.optimizer.learning_rate)
         stats = self.train_step(iterator)
         previous, step = step, self.step()
@@ -247,6 +251,14 @@ class _Loop:
                                                  achieved_flops=flops / max(seconds, 1e-9))
       progress.message(cost.cost_line(flops, seconds, peak, description))
     return last_eval
+
+  def _move_the_end(self, time_limit, step):
+    """Under --train_minutes, linear_decay ends where the run's pace meets the time limit
+    (never past --train_steps)."""
+    if self.schedule.decays_to_the_end:
+      projected = time_limit.projected_step(step)
+      if projected is not None:
+        self.schedule.set_end_step(min(projected, self.config.train_steps))
 
   def _save(self, step):
     """Checkpoint ckpt-<step> (its path). The run describes itself (hparams.json, run.json)
