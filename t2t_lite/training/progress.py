@@ -13,8 +13,10 @@ def format_duration(seconds):
 class Progress:
   """Training's status line: step, loss, tokens/s, learning rate, ETA (see ProgressLine)."""
 
-  def __init__(self, total_steps, first_step, stream=None, interval=30.0):
+  def __init__(self, total_steps, first_step, stream=None, interval=30.0, minutes=0):
+    """`minutes`: the run's time limit (--train_minutes), which caps the ETA; 0 = none."""
     self.total_steps = total_steps
+    self.seconds = 60.0 * minutes
     self.line = ProgressLine(stream, interval=interval)
     self._start_step = first_step
     self._tokens = 0.0
@@ -27,6 +29,8 @@ class Progress:
       return
     elapsed = self.line.elapsed()
     eta = (self.total_steps - step) * elapsed / max(step - self._start_step, 1)
+    if self.seconds:
+      eta = min(eta, self.seconds - elapsed)
     self.line.show(f"step {step}/{self.total_steps} | loss {loss:.4f} | "
                    f"{self._tokens / elapsed:,.0f} tok/s | lr {learning_rate:.3g} | "
                    f"ETA {format_duration(eta)}", force=last)

@@ -206,7 +206,7 @@ class _Loop:
       return None
     if resumed:
       print(f"resuming from {resumed} (step {step})", flush=True)
-    progress = Progress(config.train_steps, step)
+    progress = Progress(config.train_steps, step, minutes=config.train_minutes)
     flops, start = 0.0, time.monotonic()
     time_limit, losses = TimeLimit(config.train_minutes), LossWatch(self.target_vocab_size)
     # Signals stop the loop after its step, cut an evaluation short (not on several workers,
