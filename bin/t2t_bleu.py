@@ -51,8 +51,8 @@ def main(argv):
   args = flag_values(BleuFlags)
   if args.translation and args.translations_dir:
     raise UserError("give --translation=FILE or --translations_dir=DIR, not both")
-  if not args.translation and not args.translations_dir:
-    raise UserError("--translation=FILE is required (or --translations_dir=DIR)")
+  if not args.translations_dir:
+    require(args, translation="the file to score (or --translations_dir=DIR)")
   require(args, reference="the reference translation file(s) to score against")
   if args.event_dir and not args.translations_dir:
     raise UserError("--event_dir goes with --translations_dir")

@@ -281,13 +281,15 @@ class ParsingEnglishPtb16k(TextPairProblem):
           continue
         yield " ".join(words), " ".join(tokens)
 
+  decoding_metric_name = "bracket_f1"
+
   def decoding_metric(self, sources, outputs, references):
-    """("bracket_f1", F1 in percent) of decoded trees against the reference trees, by the
+    """Bracket F1 in percent of decoded trees against the reference trees, by the
     EVALB-compatible scorer with COLLINS.prm."""
     from t2t_lite.metrics.evalb import score_corpus
     gold = [self.target_form.output_text(source, reference)
             for source, reference in zip(sources, references)]
-    return "bracket_f1", score_corpus(gold, outputs).all.f1
+    return score_corpus(gold, outputs).all.f1
 
 
 class ParsingEnglishPtb16kWords(ParsingEnglishPtb16k):

@@ -26,7 +26,7 @@ import typing
 from absl import flags
 
 from t2t_lite import tensor2tensor_names
-from t2t_lite.errors import UserError
+from t2t_lite.errors import MissingFlag, UserError
 
 _DEFINE = {int: flags.DEFINE_integer, float: flags.DEFINE_float, str: flags.DEFINE_string,
            bool: flags.DEFINE_bool, list: flags.DEFINE_list}
@@ -113,7 +113,7 @@ def require(config, **why):
   directory to write into"."""
   for name, reason in why.items():
     if not getattr(config, name):
-      raise UserError(f"--{name} is required: {reason}")
+      raise MissingFlag(name, reason)
 
 
 def reject_positional(argv):

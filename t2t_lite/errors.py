@@ -10,3 +10,10 @@ class UserError(Exception):
   def __init__(self, message):
     one_line = " ".join(str(message).split())
     super().__init__(one_line)
+
+
+class MissingFlag(UserError):
+  """A required flag left empty: "--NAME is required: REASON" (`command_line.require`)."""
+
+  def __init__(self, name, reason):
+    super().__init__(f"--{name} is required: {reason}")

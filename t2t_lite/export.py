@@ -41,7 +41,7 @@ from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.run import Run
-from t2t_lite.run.layout import EXPORT_DIR
+from t2t_lite.run.layout import EXPORT_DIR, EXPORT_MARKER
 
 
 class Exported(tf.Module):
@@ -141,20 +141,18 @@ def assert_utf8(sentences):
        "t2t-decoder requires"])
 
 
-MARKER = "t2t_lite_export.json"  # Marks a directory t2t-exporter wrote (and may replace).
-
-
 def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_hparams=""):
   """Writes the SavedModel of a run (default: <output_dir>/export); returns its path.
 
   decode_hparams: decoding overrides, as --decode_hparams takes them.
-  export_dir must be new, empty, or an earlier export (holding MARKER), which
+  export_dir must be new, empty, or an earlier export (holding EXPORT_MARKER), which
   is replaced only once the new SavedModel is complete.
   """
   run = Run.read(output_dir)  # On one device: the SavedModel holds plain variables.
   export_dir = os.path.abspath(export_dir or os.path.join(output_dir, EXPORT_DIR))
   marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path})
-  with replacing_directory(export_dir, MARKER, marker, f"--export_dir={export_dir}") as staging:
+  with replacing_directory(export_dir, EXPORT_MARKER, marker,
+                           f"--export_dir={export_dir}") as staging:
     settings = decode_hparams_for(run.problem, decode_hparams)
     run.restore(checkpoint_path)
     # A SavedModel's search has a static input width: "never truncate" keeps max_length.

@@ -67,9 +67,6 @@ POSITIONS = 1025
 SENTENCEPIECE_FILES = {"shared": "sentencepiece.model", "source": "source_sentencepiece.model",
                        "target": "target_sentencepiece.model"}
 
-MARKER = "t2t_lite_export.json"  # As the SavedModel's: marks a directory t2t-exporter wrote.
-
-
 def import_ctranslate2():
   """The ctranslate2 module; UserError saying how to install it when it is missing."""
   try:
@@ -161,19 +158,20 @@ def export_ctranslate2(output_dir, export_dir=None, checkpoint_path=None, quanti
   """Writes the CTranslate2 model directory of a run; returns its path.
 
   export_dir: default <output_dir>/ctranslate2 (ctranslate2_<quantization> when quantized);
-  it must be new, empty, or an earlier export (holding MARKER), replaced only once the new
+  it must be new, empty, or an earlier export (holding EXPORT_MARKER), replaced only once the new
   one is complete. quantization: one of QUANTIZATIONS, or None for float32.
   """
   from t2t_lite.run import Run  # TensorFlow: after the checks that need none.
+  from t2t_lite.run.layout import EXPORT_MARKER, ctranslate2_dir
   import_ctranslate2()
   check_quantization(quantization)
   run = Run.read(output_dir)
   check_expressible(run.hparams)
-  default_name = "ctranslate2" + (f"_{quantization}" if quantization else "")
-  export_dir = os.path.abspath(export_dir or os.path.join(output_dir, default_name))
+  export_dir = os.path.abspath(export_dir or ctranslate2_dir(output_dir, quantization))
   marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path,
                        "format": "ctranslate2", "quantization": quantization or "float32"})
-  with replacing_directory(export_dir, MARKER, marker, f"--export_dir={export_dir}") as staging:
+  with replacing_directory(export_dir, EXPORT_MARKER, marker,
+                           f"--export_dir={export_dir}") as staging:
     run.restore(checkpoint_path)
     spec = transformer_spec(run.model, run.input_vocab.pieces(), run.target_vocab.pieces())
     save_spec(spec, staging, quantization)

@@ -26,7 +26,7 @@ from importlib import metadata
 import os
 import sys
 
-from t2t_lite.errors import UserError
+from t2t_lite.errors import MissingFlag, UserError
 from t2t_lite.names import default_name
 
 
@@ -144,8 +144,8 @@ def load_registries(usr_dir=None):
 def hparams_for(hparams_set, overrides=""):
   """The HParams of a registered set with `overrides` ("name=value,...") applied."""
   if not hparams_set:
-    raise UserError("--hparams_set is required, e.g. --hparams_set=transformer_base "
-                    "(--registry_help lists all)")
+    raise MissingFlag("hparams_set", "e.g. --hparams_set=transformer_base (--registry_help "
+                      "lists all)")
   return HPARAMS[hparams_set]().override(overrides)
 
 

@@ -330,7 +330,7 @@ def test_cli_directory_errors_are_one_line(tmp_path, files, args, message):
               "{reference} has 3003;"),
     ("latin1", "{latin1}:2: invalid UTF-8"),
     ("empty", "translation file {empty} is empty"),
-    (None, "--translation=FILE is required"),
+    (None, "--translation is required: the file to score (or --translations_dir=DIR)"),
 ])
 def test_cli_errors_are_one_line(tmp_path, reference, reference_path, translation, message):
   paths = {

@@ -15,7 +15,8 @@ from t2t_lite.run import Run
 from t2t_lite.run import checkpoints as checkpoints_module
 from t2t_lite.run import description as run_dir
 from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths, restore_newest
-from t2t_lite.training.averaging import MARKER, average_checkpoints
+from t2t_lite.run.layout import AVERAGE_MARKER
+from t2t_lite.training.averaging import average_checkpoints
 from t2t_lite.training.evaluation import perplexity
 from t2t_lite.training.divergence import check_loss, divergence_bound
 from tiny_runs import copy_run, tiny_run, truncate
@@ -114,7 +115,7 @@ def test_averaging_skips_an_unreadable_checkpoint_and_replaces_its_earlier_avera
   BREAKAGES["truncated"](run_copy)
   averaged = tmp_path / "averaged"
   averaged.mkdir()
-  (averaged / MARKER).write_text("{}")  # An earlier average.
+  (averaged / AVERAGE_MARKER).write_text("{}")  # An earlier average.
   (averaged / "ckpt-1.index").write_text("stale")
   average_checkpoints(run_copy, str(averaged), 2)
   assert "averaged 2 checkpoint(s) (ckpt-1, ckpt-2)" in capsys.readouterr().out

@@ -39,13 +39,13 @@ def config(**flags):
 @pytest.mark.parametrize("flags, decoded, expected", [
     ({}, "bleu", ("bleu", False)),             # The decoded metric when evaluations decode,
     ({}, None, ("loss", True)),                # else the loss.
-    ({}, "", ("", False)),                     # A problem's own metric, named when it scores.
+    ({}, "bracket_f1", ("bracket_f1", False)),  # A problem's own metric (parsing's).
     ({"eval_early_stopping_metric": "accuracy"}, None, ("accuracy", False)),
     ({"eval_early_stopping_metric": "perplexity"}, "bleu", ("perplexity", True)),
     ({"eval_early_stopping_metric": "approx_bleu_score"}, "bleu", ("bleu", False)),
     ({"eval_early_stopping_metric": "metrics-translate_ende_wmt32k/targets/accuracy"}, "bleu",
      ("accuracy", False)),
-    ({"eval_early_stopping_metric": "bracket_f1"}, "", ("bracket_f1", False)),
+    ({"eval_early_stopping_metric": "bracket_f1"}, "bracket_f1", ("bracket_f1", False)),
     ({"eval_early_stopping_metric": "loss", "eval_early_stopping_metric_minimize": False}, None,
      ("loss", False)),
 ])
@@ -56,7 +56,8 @@ def test_the_metric_and_its_direction(flags, decoded, expected):
 @pytest.mark.parametrize("flags, decoded, words", [
     ({"eval_early_stopping_metric": "blue"}, "bleu", "not one of loss, accuracy, perplexity, bleu"),
     ({"eval_early_stopping_metric": "bleu"}, None, "--eval_decode_sentences > 0"),
-    ({"eval_early_stopping_metric": "bleu"}, "", "this problem's own decoded metric"),
+    ({"eval_early_stopping_metric": "bleu"}, "bracket_f1",
+     "not one of loss, accuracy, perplexity, bracket_f1"),
     ({"eval_early_stopping_metric_delta": float("nan")}, None, "pass a number >= 0"),
 ])
 def test_a_metric_the_evaluations_do_not_report_is_one_line(flags, decoded, words):

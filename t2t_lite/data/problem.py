@@ -17,10 +17,11 @@ What a subclass sets or implements:
   target_form           what its targets need at decode time beyond being text
                         (t2t_lite.decoding.target_form; parsing: a count rule,
                         trees as output text, repairs); default plain text.
-  decoding_metric(sources, outputs, references)  optional: (name, value) of
-                        decoded lines against reference targets, what
-                        t2t-trainer's dev decoding reports (parsing: bracket
-                        F1); without it, sacreBLEU (`t2t_lite.training.dev_decoding`).
+  decoding_metric_name  what t2t-trainer's dev decoding reports ("bleu": cased
+                        sacreBLEU, `t2t_lite.training.dev_decoding`), and
+  decoding_metric(sources, outputs, references)  its value for decoded lines
+                        against reference targets (parsing: "bracket_f1"); None
+                        for sacreBLEU.
   record_shards         {split: number of TFRecord files}.
   text_pairs(split, sources)  yields (source_text, target_text) for "train",
                         "dev", "test" (or `Drop(reason)` for an item to skip);
@@ -115,6 +116,8 @@ class TextPairProblem:
   record_shards = {"train": 16, "dev": 1, "test": 1}
   decode_defaults = DecodeDefaults()
   target_form = PLAIN_TEXT            # What decoding needs beyond text (none).
+  decoding_metric_name = "bleu"       # Dev decoding's metric: cased sacreBLEU,
+  decoding_metric = None              # unless a problem scores its own.
 
   @property
   def name(self):

@@ -3,12 +3,10 @@
 `decode_hparams` is always the override string, as the flag takes it; the
 `DecodeHParams` made from it are called the settings.
 
-tensor2tensor's names (`t2t_lite.tensor2tensor_names.DECODE_HPARAMS`) are accepted with
-tensor2tensor's meanings:
-  return_beams=True       every hypothesis of the beam: n_best=beam_size
-  write_beam_scores=True  each hypothesis followed by its score: write_scores=True
-  max_input_size=N        N > 0: max_input_length=N; N <= 0 (tensor2tensor's
-                          default, -1): no truncation, truncate_inputs=False
+tensor2tensor's names are accepted with tensor2tensor's meanings, as
+`t2t_lite.tensor2tensor_names.DECODE_HPARAMS` translates them: return_beams=True is
+n_best=beam_size, write_beam_scores=True is write_scores=True, max_input_size=N is
+max_input_length=N for N > 0 and truncate_inputs=False for N <= 0 (its default, -1).
 """
 
 import dataclasses
@@ -60,12 +58,11 @@ class DecodeHParams:
     return hparams.max_length if hparams.pos == "emb" else None
 
 
-@dataclasses.dataclass(frozen=True)
-class _Tensor2tensorNames(DecodeHParams):
-  """The names `--decode_hparams` reads: DecodeHParams' and tensor2tensor's."""
-  return_beams: bool = False
-  write_beam_scores: bool = False
-  max_input_size: int = 0
+# The names `--decode_hparams` reads: DecodeHParams' and tensor2tensor's.
+_TENSOR2TENSOR_NAMES = dataclasses.make_dataclass(
+    "_Tensor2tensorNames", [(alias, kind, dataclasses.field(default=None))
+                            for alias, (kind, _, _) in DECODE_HPARAMS.items()],
+    bases=(DecodeHParams,), frozen=True)
 
 
 def decode_hparams_for(problem, decode_hparams=""):
@@ -74,24 +71,19 @@ def decode_hparams_for(problem, decode_hparams=""):
   defaults = problem.decode_defaults
   base = DecodeHParams(beam_size=defaults.beam_size, alpha=defaults.alpha,
                        extra_length=defaults.extra_length)
-  values = parse_overrides(decode_hparams, _Tensor2tensorNames, flag=FLAG)
+  values = parse_overrides(decode_hparams, _TENSOR2TENSOR_NAMES, flag=FLAG)
   return dataclasses.replace(base, **_fields_of_tensor2tensor_names(values, base))
 
 
 def _fields_of_tensor2tensor_names(values, base):
   """Parsed overrides -> DecodeHParams field values, tensor2tensor's names translated
   (the module doc); a field given under both names is a one-line UserError."""
-  for alias, name in DECODE_HPARAMS.items():
-    if alias in values and name in values:
+  given = {**dataclasses.asdict(base), **values}
+  ours = {name: value for name, value in values.items() if name not in DECODE_HPARAMS}
+  for alias, (_, name, translate) in DECODE_HPARAMS.items():
+    if alias not in values:
+      continue
+    if name in values:
       raise UserError(f"{FLAG}: {alias} is tensor2tensor's name for {name}; give one of them")
-  values = dict(values)
-  if values.pop("return_beams", False):
-    values["n_best"] = values.get("beam_size", base.beam_size)
-  if values.pop("write_beam_scores", False):
-    values["write_scores"] = True
-  size = values.pop("max_input_size", None)
-  if size is not None and size > 0:
-    values["max_input_length"] = size
-  elif size is not None:
-    values["truncate_inputs"] = False
-  return values
+    ours.update(translate(values[alias], given))
+  return ours

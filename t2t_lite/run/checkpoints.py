@@ -24,7 +24,8 @@ from t2t_lite.atomic_files import write_text_atomic
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import first_line
 from t2t_lite.json_files import DamagedFile
-from t2t_lite.run.layout import CHECKPOINT_FILE, STATE_FILE, checkpoint_prefix, checkpoint_step
+from t2t_lite.run.layout import (CHECKPOINT_FILE, STATE_FILE, checkpoint_prefix, checkpoint_step,
+                                 worker_scratch)
 from t2t_lite.strategy import is_chief
 
 # What reading a checkpoint with missing, truncated or corrupted files raises.
@@ -53,6 +54,16 @@ def write_state(output_dir, paths):
   lines = [f'model_checkpoint_path: "{names[-1]}"']
   lines += [f'all_model_checkpoint_paths: "{name}"' for name in names]
   write_text_atomic(os.path.join(output_dir, STATE_FILE), "\n".join(lines) + "\n")
+
+
+def write_only_checkpoint(output_dir, step, **trackables):
+  """Writes checkpoint ckpt-<step> of `trackables` (e.g. model=...) into output_dir as the
+  only one its state file lists -> its path."""
+  checkpoint = tf.train.Checkpoint(**trackables)
+  checkpoint.save_counter.assign_add(1)  # Restoring expects it, as Checkpoint.save.
+  path = checkpoint.write(checkpoint_prefix(output_dir, step))
+  write_state(output_dir, [path])
+  return path
 
 
 def restore_checkpoint(checkpoint, path):
@@ -159,7 +170,7 @@ class Checkpoints:
     else:
       # Other workers must take part in the save's collective ops; they write to a
       # private directory and delete it.
-      scratch = os.path.join(self.output_dir, f".worker_{self.strategy.cluster_resolver.task_id}")
+      scratch = worker_scratch(self.output_dir, self.strategy.cluster_resolver.task_id)
       path = self.checkpoint.write(checkpoint_prefix(scratch, step))
       tf.io.gfile.rmtree(scratch)
     self._last_step, self._last_time = step, time.monotonic()

@@ -11,11 +11,9 @@ import tensorflow as tf
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
 from t2t_lite.run import Run
-from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints
-from t2t_lite.run.layout import checkpoint_step
+from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints, write_only_checkpoint
+from t2t_lite.run.layout import AVERAGE_MARKER, checkpoint_step
 from t2t_lite.run.description import copy_description
-
-MARKER = "t2t_lite_average.json"  # Marks a directory t2t-avg-all wrote (and may replace).
 
 
 def average_checkpoints(model_dir, output_dir, n):
@@ -23,7 +21,7 @@ def average_checkpoints(model_dir, output_dir, n):
 
   output_dir gets a checkpoint named after the newest averaged step and a copy of
   the run description, so t2t-decoder and t2t-exporter can use it as a run
-  directory. It must be new, empty, or an earlier average (holding MARKER),
+  directory. It must be new, empty, or an earlier average (holding AVERAGE_MARKER),
   which is replaced once the new one is complete. A checkpoint that does not
   read is named in a warning and the next older one is averaged instead.
   Returns the written checkpoint's path.
@@ -38,7 +36,8 @@ def average_checkpoints(model_dir, output_dir, n):
                     f"--output_dir")
   output_dir = os.path.abspath(output_dir)
   marker = json.dumps({"model_dir": os.path.abspath(model_dir), "n": n})
-  with replacing_directory(output_dir, MARKER, marker, f"--output_dir={output_dir}") as staging:
+  with replacing_directory(output_dir, AVERAGE_MARKER, marker,
+                           f"--output_dir={output_dir}") as staging:
     model = Run.read(model_dir).build_model()
     checkpoint = tf.train.Checkpoint(model=model)
     paths, sums = [], None
@@ -66,6 +65,4 @@ def save_as_run(model, model_dir, directory, step):
   (hparams, run.json, vocabulary) and checkpoint ckpt-<step>, listed in its state file, as
   t2t-decoder and t2t-exporter read it. -> the checkpoint's name."""
   copy_description(model_dir, directory)
-  manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model), directory,
-                                       max_to_keep=1, checkpoint_name="ckpt")
-  return os.path.basename(manager.save(checkpoint_number=step))
+  return os.path.basename(write_only_checkpoint(directory, step, model=model))

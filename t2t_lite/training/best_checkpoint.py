@@ -18,13 +18,11 @@ import tensorflow as tf
 from t2t_lite.atomic_files import OLD_SUFFIX, TEMP_SUFFIX, replacing_directory
 from t2t_lite.errors import UserError
 from t2t_lite.json_files import read_object
-from t2t_lite.run.layout import BEST_DIR, checkpoint_prefix
+from t2t_lite.run.checkpoints import write_only_checkpoint
+from t2t_lite.run.layout import BEST_DIR, BEST_RECORD, worker_scratch
 from t2t_lite.strategy import is_chief
 from t2t_lite.training.averaging import save_as_run
 from t2t_lite.writer_lock import LOCK_NAME
-
-BEST_FILE = "best.json"  # Also the marker by which replacing_directory knows best/ as ours.
-
 
 def best_dir(output_dir):
   return os.path.join(output_dir, BEST_DIR)
@@ -40,14 +38,14 @@ def read_record(output_dir):
   """
   path = best_dir(output_dir)
   staging, old = path + TEMP_SUFFIX, path + OLD_SUFFIX
-  if not os.path.isfile(os.path.join(path, BEST_FILE)) and os.path.isdir(old):
+  if not os.path.isfile(os.path.join(path, BEST_RECORD)) and os.path.isdir(old):
     path = staging if os.path.isdir(staging) else old
-  record_path = os.path.join(path, BEST_FILE)
+  record_path = os.path.join(path, BEST_RECORD)
   if os.path.isfile(record_path):
     return read_object(record_path, remedy=f"remove {path} (the next evaluation writes a new "
                        f"one) or restore it from a backup")
   if os.path.lexists(path) and (not os.path.isdir(path) or set(os.listdir(path)) - {LOCK_NAME}):
-    raise UserError(f"{path} exists but holds no {BEST_FILE}: the run keeps its best "
+    raise UserError(f"{path} exists but holds no {BEST_RECORD}: the run keeps its best "
                     f"checkpoint there; move that away, then run again")
   return None
 
@@ -59,10 +57,10 @@ def keep(model, strategy, output_dir, record):
   step = record["step"]
   if is_chief(strategy):
     path = best_dir(output_dir)
-    with replacing_directory(path, BEST_FILE, json.dumps(record, indent=2, sort_keys=True),
+    with replacing_directory(path, BEST_RECORD, json.dumps(record, indent=2, sort_keys=True),
                              path) as staging:
       save_as_run(model, output_dir, staging, step)
   else:
-    scratch = os.path.join(output_dir, f".worker_{strategy.cluster_resolver.task_id}_best")
-    tf.train.Checkpoint(model=model).write(checkpoint_prefix(scratch, step))
+    scratch = worker_scratch(output_dir, strategy.cluster_resolver.task_id, "best")
+    write_only_checkpoint(scratch, step, model=model)
     tf.io.gfile.rmtree(scratch)

@@ -9,7 +9,7 @@ t2t-trainer's flags are these fields (`t2t_lite.command_line`); `output_dir`,
 
 import dataclasses
 
-from t2t_lite.command_line import check_choices, setting
+from t2t_lite.command_line import check_choices, require, setting
 from t2t_lite.errors import UserError
 from t2t_lite.shared_settings import shared
 
@@ -78,8 +78,7 @@ class TrainConfig:
   flags: dict = dataclasses.field(default_factory=dict)  # The command line, for run.json.
 
   def __post_init__(self):
-    if not self.output_dir:
-      raise UserError("--output_dir is required: the run directory to write checkpoints in")
+    require(self, output_dir="the run directory to write checkpoints in")
     check_choices(self)
     for name, smallest in SMALLEST_VALUES.items():
       value = getattr(self, name)

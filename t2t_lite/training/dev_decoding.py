@@ -3,7 +3,7 @@
 tensor2tensor's training-time BLEU scored teacher-forced argmaxes, which reads
 about 1.5x too high; this decodes (beam search or greedy, the problem's
 `--decode_hparams`) and scores with the problem's `decoding_metric` where it
-has one (parsing: bracket F1), else with sacreBLEU, cased.
+has one (parsing: bracket F1), else with sacreBLEU, cased: its `decoding_metric_name`.
 """
 
 import tensorflow as tf
@@ -38,10 +38,10 @@ class DevDecoding:
     """-> (metric name, value), e.g. ("bleu", 23.4)."""
     translation = self.translator.translation(self.sources, progress=False)
     outputs, self.repaired = translation.lines, translation.repaired
-    own_metric = getattr(self.problem, "decoding_metric", None)
+    name, own_metric = self.problem.decoding_metric_name, self.problem.decoding_metric
     if own_metric is not None:
-      return own_metric(self.sources, outputs, self.references)
-    return "bleu", sacre_bleu(outputs, [self.references]).score
+      return name, own_metric(self.sources, outputs, self.references)
+    return name, sacre_bleu(outputs, [self.references]).score
 
   def describe(self):
     settings = self.translator.settings

@@ -23,16 +23,14 @@ import math
 
 from absl import logging
 
+from t2t_lite import tensor2tensor_names
 from t2t_lite.errors import UserError
 from t2t_lite.json_files import check_field
-from t2t_lite.run.layout import BEST_DIR, checkpoint_name
+from t2t_lite.run.layout import BEST_DIR, BEST_RECORD, checkpoint_name
 from t2t_lite.training import best_checkpoint
 
 # The teacher-forced metrics of every evaluation -> whether lower is better.
 EVALUATION_METRICS = {"loss": True, "accuracy": False, "perplexity": True}
-SACREBLEU = "bleu"  # The decoded metric of problems without a `decoding_metric` of their own.
-# tensor2tensor's metric names -> ours (its tags are also "metrics-PROBLEM/targets/NAME").
-T2T_NAMES = {"approx_bleu_score": SACREBLEU}
 
 
 def is_better(value, than, minimize, by=0.0):
@@ -76,10 +74,9 @@ def stop_step(evaluations, steps, delta, minimize):
 def choose_metric(config, decoded_metric):
   """(name, minimize) of the metric to watch per config's --eval_early_stopping_* flags.
 
-  decoded_metric: the name of the decoded metric where evaluations decode ("" when
-  the problem names its own only as it scores, e.g. parsing's bracket_f1), else
-  None. The name returned is "" for that metric until an evaluation names it.
-  UserError (one line) for a metric the evaluations do not report.
+  decoded_metric: the problem's `decoding_metric_name` where evaluations decode (bleu;
+  parsing: bracket_f1), else None. UserError (one line) for a metric the evaluations do
+  not report.
   """
   if not math.isfinite(config.eval_early_stopping_metric_delta):
     raise UserError(f"--eval_early_stopping_metric_delta="
@@ -87,7 +84,7 @@ def choose_metric(config, decoded_metric):
   name = _our_name(config.eval_early_stopping_metric)
   if name is None:
     name = "loss" if decoded_metric is None else decoded_metric
-  elif name not in EVALUATION_METRICS and not _may_be_decoded(name, decoded_metric):
+  elif name not in EVALUATION_METRICS and name != decoded_metric:
     raise UserError(f"--eval_early_stopping_metric={config.eval_early_stopping_metric}: "
                     f"{_not_reported(decoded_metric)}")
   minimize = config.eval_early_stopping_metric_minimize
@@ -99,14 +96,7 @@ def _our_name(name):
   if not name:
     return None
   name = name.rsplit("/", 1)[-1] if name.startswith("metrics-") else name
-  return T2T_NAMES.get(name, name)
-
-
-def _may_be_decoded(name, decoded_metric):
-  """Whether `name` may be the decoded metric (see `choose_metric`)."""
-  if decoded_metric is None:
-    return False
-  return name == decoded_metric if decoded_metric else name != SACREBLEU
+  return tensor2tensor_names.METRICS.get(name, name)
 
 
 def _not_reported(decoded_metric):
@@ -115,8 +105,7 @@ def _not_reported(decoded_metric):
   if decoded_metric is None:
     return (f"not one of {names}; a decoded metric (bleu) needs dev decoding: "
             f"--eval_decode_sentences > 0 and --schedule=train_and_evaluate")
-  decoded = decoded_metric or "this problem's own decoded metric"
-  return f"not one of {names}, {decoded}"
+  return f"not one of {names}, {decoded_metric}"
 
 
 class MetricWatch:
@@ -139,8 +128,7 @@ class MetricWatch:
         raise UserError(f"--eval_early_stopping_steps needs evaluations during training: "
                         f"--schedule=train_and_evaluate, not {config.schedule}")
       return None
-    decoded = None if dev_decoding is None else (
-        "" if getattr(dev_decoding.problem, "decoding_metric", None) else SACREBLEU)
+    decoded = None if dev_decoding is None else dev_decoding.problem.decoding_metric_name
     name, minimize = choose_metric(config, decoded)
     rule = Patience(config.eval_early_stopping_steps, config.eval_early_stopping_metric_delta,
                     minimize)
@@ -156,21 +144,19 @@ class MetricWatch:
       return
     path = best_checkpoint.best_dir(self.output_dir)
     remedy = f"remove {path} (the next evaluation writes it anew)"
-    where = f"{path}/{best_checkpoint.BEST_FILE}"
+    where = f"{path}/{BEST_RECORD}"
     metric = check_field(record, "metric", str, where, remedy)
     minimize = check_field(record, "minimize", bool, where, remedy)
     for field, kind in (("value", float), ("step", int), ("reference_value", float),
                         ("reference_step", int)):
       check_field(record, field, kind, where, remedy)
-    same = metric == self.name or (not self.name and metric not in EVALUATION_METRICS
-                                   and metric != SACREBLEU)
-    if not same or minimize != self.minimize:
+    if metric != self.name or minimize != self.minimize:
       logging.warning("%s holds the best checkpoint by %s (%s is better); this run watches %s "
                       "(%s is better): the next evaluation replaces it", path, metric,
-                      _direction(minimize), self.name or "the decoded metric",
+                      _direction(minimize), self.name,
                       _direction(self.minimize))
       return
-    self.name, self.best = metric, record
+    self.best = record
     self.rule.reference = (record["reference_step"], record["reference_value"])
 
   def observe(self, step, results, message):
@@ -202,11 +188,7 @@ class MetricWatch:
     """(value, what was evaluated) of the watched metric in `results`."""
     if self.name in EVALUATION_METRICS:
       return results[self.name], f"{results['tokens']:.0f} dev tokens"
-    name, value, description = results["decoded"]
-    if self.name and name != self.name:
-      raise UserError(f"--eval_early_stopping_metric={self.name}: this problem's dev decoding "
-                      f"reports {name}; pass --eval_early_stopping_metric={name}")
-    self.name = name
+    _, value, description = results["decoded"]
     return value, description
 
 
