@@ -66,6 +66,11 @@ def write_only_checkpoint(output_dir, step, **trackables):
   return path
 
 
+def checkpoint_exists(path):
+  """Whether checkpoint `path` (RUN/ckpt-N) has its index file."""
+  return tf.io.gfile.exists(path + ".index")
+
+
 def restore_checkpoint(checkpoint, path):
   """`checkpoint.restore(path).expect_partial()`, or an error that names the checkpoint.
 
@@ -73,7 +78,7 @@ def restore_checkpoint(checkpoint, path):
   corrupted, and UserError when it holds weights of other shapes (another
   vocabulary or architecture).
   """
-  if not tf.io.gfile.exists(path + ".index"):
+  if not checkpoint_exists(path):
     raise UnreadableCheckpoint(path, "its .index file is missing")
   try:
     return checkpoint.restore(path).expect_partial()

@@ -24,7 +24,7 @@ from t2t_lite.data.vocabulary import read_model_file, vocab_size_of
 from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
 from t2t_lite.json_files import DamagedFile, check_field, json_type_name, parse_object
-from t2t_lite.run.checkpoints import checkpoint_paths
+from t2t_lite.run.checkpoints import checkpoint_paths, write_only_checkpoint
 from t2t_lite.run.layout import HISTORY_FILE, HPARAMS_FILE, RUN_FILE
 
 
@@ -146,8 +146,8 @@ def _append_history(output_dir, hparams):
   """Adds the hparams a run used until its latest checkpoint to HISTORY_FILE."""
   path = os.path.join(output_dir, HISTORY_FILE)
   history = _read_history(output_dir) if tf.io.gfile.exists(path) else []
-  latest = tf.train.latest_checkpoint(output_dir)
-  history.append({"until": latest and os.path.basename(latest),
+  latest = checkpoint_paths(output_dir)[-1:]
+  history.append({"until": latest[0].rsplit("/", 1)[-1] if latest else None,
                   "hparams": json.loads(hparams.to_json())})
   write_text_atomic(path, json.dumps(history, indent=2, sort_keys=True))
 
@@ -310,10 +310,18 @@ def check_checkpoint_fits(output_dir, checkpoint_path):
                     f"run or its own --output_dir")
 
 
-def copy_description(source_dir, target_dir):
+def copy_description(output_dir, new_output_dir):
   """Copies hparams.json, run.json and the vocabulary files to another directory."""
-  description = read_description(source_dir)
-  tf.io.gfile.makedirs(target_dir)
+  description = read_description(output_dir)
+  tf.io.gfile.makedirs(new_output_dir)
   for name in (HPARAMS_FILE, RUN_FILE) + tuple(dict.fromkeys(description.vocab_files)):
-    tf.io.gfile.copy(os.path.join(source_dir, name), os.path.join(target_dir, name),
+    tf.io.gfile.copy(os.path.join(output_dir, name), os.path.join(new_output_dir, name),
                      overwrite=True)
+
+
+def save_as_run(model, output_dir, new_output_dir, step):
+  """Makes `new_output_dir` a run directory holding `model`'s weights: output_dir's
+  description (hparams, run.json, vocabulary) and checkpoint ckpt-<step>, listed in its
+  state file, as t2t-decoder and t2t-exporter read it. -> the checkpoint's name."""
+  copy_description(output_dir, new_output_dir)
+  return os.path.basename(write_only_checkpoint(new_output_dir, step, model=model))

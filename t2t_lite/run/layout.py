@@ -8,12 +8,14 @@
     RUN/checkpoint             STATE_FILE: TensorFlow's list of the directory's checkpoints
     RUN/train/, RUN/eval/      TRAIN_SUMMARIES, EVAL_SUMMARIES: TensorBoard summaries
     RUN/curves.png             CURVES_FILE: their picture, redrawn at every evaluation
-    RUN/best/                  BEST_DIR: the best checkpoint, a run directory of its own
+    RUN/best/                  BEST_DIR, `best_dir`: the best checkpoint, a run directory of its own
     RUN/best/best.json         BEST_RECORD: which evaluation it holds
     RUN/export/                EXPORT_DIR: t2t-exporter's SavedModel by default
     RUN/ctranslate2[_Q]/       `ctranslate2_dir`: its CTranslate2 model by default
     RUN/.worker_N[_best]/      `worker_scratch`: where worker N of several (not the chief)
                                writes the checkpoint it must take part in, then deletes it
+    RUN/.t2t_writer.lock       the lock of the one process writing the run
+                               (`t2t_lite.writer_lock`, which also locks a --data_dir)
 
 Directories a command writes whole are marked by a file of their own: EXPORT_MARKER
 (t2t-exporter's SavedModel or CTranslate2 model), AVERAGE_MARKER (t2t-avg-all's run).
@@ -51,6 +53,11 @@ def checkpoint_name(step):
 def checkpoint_prefix(output_dir, step):
   """The path TensorFlow writes checkpoint `step`'s files under: RUN/ckpt-N."""
   return os.path.join(output_dir, checkpoint_name(step))
+
+
+def best_dir(output_dir):
+  """RUN/best: the run's best checkpoint so far, a run directory of its own."""
+  return os.path.join(output_dir, BEST_DIR)
 
 
 def ctranslate2_dir(output_dir, quantization=None):

@@ -22,7 +22,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.models.building import built_model
 from t2t_lite.registry import PROBLEMS
 from t2t_lite.run import description as run_files
-from t2t_lite.run.checkpoints import (UnreadableCheckpoint, checkpoint_paths,
+from t2t_lite.run.checkpoints import (UnreadableCheckpoint, checkpoint_exists, checkpoint_paths,
                                       restore_checkpoint, restore_newest)
 from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import is_chief, make_strategy
@@ -147,7 +147,7 @@ class Run(Translating):
     or when it does not hold every weight of this one.
     """
     if checkpoint:
-      if not tf.io.gfile.exists(checkpoint + ".index"):
+      if not checkpoint_exists(checkpoint):
         raise UserError(f"--checkpoint_path={checkpoint}: no such checkpoint (expected "
                         f"{checkpoint}.index)")
       run_files.check_checkpoint_fits(self.output_dir, checkpoint)

@@ -11,9 +11,9 @@ import tensorflow as tf
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
 from t2t_lite.run import Run
-from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints, write_only_checkpoint
+from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints
+from t2t_lite.run.description import save_as_run
 from t2t_lite.run.layout import AVERAGE_MARKER, checkpoint_step
-from t2t_lite.run.description import copy_description
 
 
 def average_checkpoints(model_dir, output_dir, n):
@@ -59,10 +59,3 @@ def average_checkpoints(model_dir, output_dir, n):
         f" into {written}", flush=True)
   return written
 
-
-def save_as_run(model, model_dir, directory, step):
-  """Makes `directory` a run directory holding `model`'s weights: model_dir's description
-  (hparams, run.json, vocabulary) and checkpoint ckpt-<step>, listed in its state file, as
-  t2t-decoder and t2t-exporter read it. -> the checkpoint's name."""
-  copy_description(model_dir, directory)
-  return os.path.basename(write_only_checkpoint(directory, step, model=model))

@@ -19,13 +19,10 @@ from t2t_lite.atomic_files import OLD_SUFFIX, TEMP_SUFFIX, replacing_directory
 from t2t_lite.errors import UserError
 from t2t_lite.json_files import read_object
 from t2t_lite.run.checkpoints import write_only_checkpoint
-from t2t_lite.run.layout import BEST_DIR, BEST_RECORD, worker_scratch
+from t2t_lite.run.description import save_as_run
+from t2t_lite.run.layout import BEST_DIR, BEST_RECORD, best_dir, worker_scratch
 from t2t_lite.strategy import is_chief
-from t2t_lite.training.averaging import save_as_run
 from t2t_lite.writer_lock import LOCK_NAME
-
-def best_dir(output_dir):
-  return os.path.join(output_dir, BEST_DIR)
 
 
 def read_record(output_dir):
@@ -61,6 +58,6 @@ def keep(model, strategy, output_dir, record):
                              path) as staging:
       save_as_run(model, output_dir, staging, step)
   else:
-    scratch = worker_scratch(output_dir, strategy.cluster_resolver.task_id, "best")
+    scratch = worker_scratch(output_dir, strategy.cluster_resolver.task_id, BEST_DIR)
     write_only_checkpoint(scratch, step, model=model)
     tf.io.gfile.rmtree(scratch)

@@ -26,7 +26,7 @@ from absl import logging
 from t2t_lite import tensor2tensor_names
 from t2t_lite.errors import UserError
 from t2t_lite.json_files import check_field
-from t2t_lite.run.layout import BEST_DIR, BEST_RECORD, checkpoint_name
+from t2t_lite.run.layout import BEST_DIR, BEST_RECORD, best_dir, checkpoint_name
 from t2t_lite.training import best_checkpoint
 
 # The teacher-forced metrics of every evaluation -> whether lower is better.
@@ -142,7 +142,7 @@ class MetricWatch:
     """Takes over the best so far from best.json's `record` when it is by this metric."""
     if record is None:
       return
-    path = best_checkpoint.best_dir(self.output_dir)
+    path = best_dir(self.output_dir)
     remedy = f"remove {path} (the next evaluation writes it anew)"
     where = f"{path}/{BEST_RECORD}"
     metric = check_field(record, "metric", str, where, remedy)
@@ -181,7 +181,7 @@ class MetricWatch:
       was = "" if previous is None else (
           f" (before: {previous['value']:.4g} at step {previous['step']})")
       message(f"best checkpoint: step {step}, {self.name} {value:.4g}{was}, in "
-              f"{best_checkpoint.best_dir(self.output_dir)}")
+              f"{best_dir(self.output_dir)}")
     self.stop_reason = self.rule.stop_reason(step, self.name)
 
   def _value(self, results):

@@ -25,7 +25,8 @@ import tensorflow as tf
 
 from t2t_lite.errors import UserError
 from t2t_lite.run import Run
-from t2t_lite.run.checkpoints import UnreadableCheckpoint, checkpoint_paths, restore_checkpoint
+from t2t_lite.run.checkpoints import (UnreadableCheckpoint, checkpoint_exists, checkpoint_paths,
+                                      restore_checkpoint)
 from t2t_lite.run.description import has_run
 
 FLAG = "--warm_start_from"
@@ -34,19 +35,19 @@ FLAG = "--warm_start_from"
 def warm_start(run, path):
   """Copies the weights of the checkpoint `path` (or the newest of run directory `path`)
   into `run.model`, keeping the rows of the pieces both vocabularies share."""
-  source_dir, checkpoint = ((path, None) if tf.io.gfile.isdir(path)
-                            else (os.path.dirname(path) or ".", path))
-  listed = checkpoint_paths(source_dir) if checkpoint is None else [checkpoint]
-  if not listed or not tf.io.gfile.exists(listed[-1] + ".index"):
+  source_output_dir, checkpoint = ((path, None) if tf.io.gfile.isdir(path)
+                                   else (os.path.dirname(path) or ".", path))
+  listed = checkpoint_paths(source_output_dir) if checkpoint is None else [checkpoint]
+  if not listed or not checkpoint_exists(listed[-1]):
     raise UserError(f"{FLAG}={path}: no checkpoint there")
-  if not has_run(source_dir):  # No vocabulary to match: the same one is assumed.
+  if not has_run(source_output_dir):  # No vocabulary to match: the same one is assumed.
     try:
       restore_checkpoint(tf.train.Checkpoint(model=run.model), listed[-1])
     except UnreadableCheckpoint as error:
       raise UserError(f"{FLAG}: {error}") from None
     logging.info("model weights warm-started from %s", listed[-1])
     return
-  source = Run.read(source_dir)
+  source = Run.read(source_output_dir)
   restored = source.restore(checkpoint)
   rows = {side: piece_rows(getattr(run, f"{side}_vocab").pieces(),
                            getattr(source, f"{side}_vocab").pieces())
