@@ -16,9 +16,10 @@ import pytest
 from bench.ctranslate2_decoding import ctranslate2_translator
 from commands import call, error_line, one_line_error
 from model_fixtures import VARIANTS, VOCAB, small_model
-from t2t_lite.export_ctranslate2 import (MARKER, check_expressible, import_ctranslate2,
-                                         save_spec, transformer_spec)
+from t2t_lite.export_ctranslate2 import (check_expressible, import_ctranslate2, save_spec,
+                                         transformer_spec)
 from t2t_lite.models.building import build
+from t2t_lite.run.layout import EXPORT_MARKER
 from tiny_runs import copy_run, tiny_run, tiny_text
 
 # Every variant but unequal key and value depths (one depth per head in CTranslate2),
@@ -155,8 +156,8 @@ def test_exported_run_translates_as_t2t_decoder(ctranslate2, tmp_path_factory, t
                 "--export_format=ctranslate2")
   assert result.returncode == 0, result.stderr[-3000:]
   assert {"model.bin", "config.json", "shared_vocabulary.json", "sentencepiece.model",
-          MARKER} <= set(os.listdir(export_dir))
-  assert json.loads((export_dir / MARKER).read_text())["quantization"] == "float32"
+          EXPORT_MARKER} <= set(os.listdir(export_dir))
+  assert json.loads((export_dir / EXPORT_MARKER).read_text())["quantization"] == "float32"
 
   lines = [line.split("\t")[0] for line in tiny_text(6, offset=1000).splitlines()] + [""]
   expected = Run.open(output_dir).translate(lines, decode_hparams="beam_size=1")

@@ -73,3 +73,11 @@ def test_file_errors_finds_tensorflows_op_error_where_it_looks():
   error = tf.errors.NotFoundError(None, None, "RUN/ckpt-1.index; No such file or directory")
   assert _is_tensorflow_error(error), changed(
       "file_errors.py", "the module tensorflow.python.framework.errors_impl (OpError's home)")
+
+
+def test_tensorflow_reads_its_onednn_switch_as_t2t_lite_sets_it():
+  import os
+  from tensorflow.python.util import _pywrap_util_port  # Where TensorFlow reports the switch.
+  wanted = os.environ.get("TF_ENABLE_ONEDNN_OPTS") == "1"  # t2t_lite's default (__init__.py).
+  assert _pywrap_util_port.IsMklEnabled() == wanted, changed(
+      "__init__.py", "how TF_ENABLE_ONEDNN_OPTS turns the oneDNN kernels on")
