@@ -2,7 +2,6 @@
 
 import keras
 from keras import ops
-import tensorflow as tf
 
 from t2t_lite.fused_adam import FusedAdam
 
@@ -36,7 +35,9 @@ class FactorSchedule(keras.optimizers.schedules.LearningRateSchedule):
     self.constant = constant
     self.factors = tuple(factors)
     self.decay_steps = decay_steps
-    self.end_step = tf.Variable(float(end_step), trainable=False, name="end_step")
+    # A Keras variable: the schedule runs on the JAX backend too (bench/gpu).
+    self.end_step = keras.Variable(float(end_step), dtype="float32", trainable=False,
+                                   name="end_step")
 
   @property
   def decays_to_the_end(self):
