@@ -64,6 +64,11 @@ class Uncached(ForcedLength):
     prefix = ops.zeros((ops.shape(memory)[0], max_decode_length), "int32")
     return {"memory": memory, "memory_bias": memory_bias, "prefix": prefix}
 
+  def grow_cache(self, cache, max_decode_length):
+    """The cache with room for `max_decode_length` steps: the prefix zero-padded."""
+    prefix = cache["prefix"]                                           # [n, length]
+    return dict(cache, prefix=ops.pad(prefix, [[0, 0], [0, max_decode_length - prefix.shape[1]]]))
+
   def decode_step(self, ids, step, cache):
     prefix = write_column(cache["prefix"], step, ids)                  # [n, length]
     logits = self.model.decode(prefix[:, :step + 1], cache["memory"],

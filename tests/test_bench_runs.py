@@ -45,3 +45,19 @@ def test_a_runs_settled_rate_leaves_out_its_first_steps():
   summaries = [(1, 10.0, 50.0), (2, 11.0, 100.0), (3, 12.0, 100.0), (4, 14.0, 200.0)]
   assert _rate_after(summaries, 1) == 400.0 / 4.0
   assert _rate_after(summaries, 2) == 300.0 / 3.0
+
+
+def test_decoding_without_a_cache_gives_the_cached_models_ids():
+  """bench.decoding_speed's "no cache" row: its search grows the cache as the model's does
+  (past the first capacity of 16 positions) and finds the same tokens."""
+  import numpy as np
+  from bench import ours
+  from bench.forced_length import ForcedLength
+  from t2t_lite.registry import hparams_for
+  model = ours.build_model(hparams_for("transformer_test_small"), 40)
+  inputs = np.random.default_rng(0).integers(2, 40, size=(3, 6)).astype("int32")
+  inputs[1, 4:] = 0  # A shorter sentence.
+  for beam_size in (1, 2):
+    cached = ours.decoder(ForcedLength(model), beam_size, 0.6, 20, jit_compile=False)(inputs)
+    uncached = ours.decoder(ours.Uncached(model), beam_size, 0.6, 20, jit_compile=False)(inputs)
+    assert cached.shape[1] > 16 and np.array_equal(cached, uncached)
