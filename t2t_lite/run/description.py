@@ -147,7 +147,7 @@ def _append_history(output_dir, hparams):
   path = os.path.join(output_dir, HISTORY_FILE)
   history = _read_history(output_dir) if tf.io.gfile.exists(path) else []
   latest = checkpoint_paths(output_dir)[-1:]
-  history.append({"until": latest[0].rsplit("/", 1)[-1] if latest else None,
+  history.append({"until": os.path.basename(latest[0]) if latest else None,
                   "hparams": json.loads(hparams.to_json())})
   write_text_atomic(path, json.dumps(history, indent=2, sort_keys=True))
 

@@ -8,7 +8,8 @@
     RUN/checkpoint             STATE_FILE: TensorFlow's list of the directory's checkpoints
     RUN/train/, RUN/eval/      TRAIN_SUMMARIES, EVAL_SUMMARIES: TensorBoard summaries
     RUN/curves.png             CURVES_FILE: their picture, redrawn at every evaluation
-    RUN/best/                  BEST_DIR, `best_dir`: the best checkpoint, a run directory of its own
+    RUN/best/                  BEST_DIR (`best_dir`): the best checkpoint, a run directory
+                               of its own
     RUN/best/best.json         BEST_RECORD: which evaluation it holds
     RUN/export/                EXPORT_DIR: t2t-exporter's SavedModel by default
     RUN/ctranslate2[_Q]/       `ctranslate2_dir`: its CTranslate2 model by default

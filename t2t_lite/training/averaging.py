@@ -58,4 +58,3 @@ def average_checkpoints(model_dir, output_dir, n):
   print(f"averaged {len(paths)} checkpoint(s) ({', '.join(os.path.basename(p) for p in paths)})"
         f" into {written}", flush=True)
   return written
-
