@@ -67,6 +67,7 @@ POSITIONS = 1025
 SENTENCEPIECE_FILES = {"shared": "sentencepiece.model", "source": "source_sentencepiece.model",
                        "target": "target_sentencepiece.model"}
 
+
 def import_ctranslate2():
   """The ctranslate2 module; UserError saying how to install it when it is missing."""
   try:
@@ -158,8 +159,8 @@ def export_ctranslate2(output_dir, export_dir=None, checkpoint_path=None, quanti
   """Writes the CTranslate2 model directory of a run; returns its path.
 
   export_dir: default <output_dir>/ctranslate2 (ctranslate2_<quantization> when quantized);
-  it must be new, empty, or an earlier export (holding EXPORT_MARKER), replaced only once the new
-  one is complete. quantization: one of QUANTIZATIONS, or None for float32.
+  it must be new, empty, or an earlier export (holding EXPORT_MARKER), replaced only once
+  the new one is complete. quantization: one of QUANTIZATIONS, or None for float32.
   """
   from t2t_lite.run import Run  # TensorFlow: after the checks that need none.
   from t2t_lite.run.layout import EXPORT_MARKER, ctranslate2_dir

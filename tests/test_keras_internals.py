@@ -2,6 +2,8 @@
 that relies on it. Each failure names the installed versions and the module to revisit: an
 upgrade past the range setup.py pins (keras 3.15, tensorflow 2.21) starts here."""
 
+import os
+
 import keras
 import tensorflow as tf
 
@@ -76,7 +78,6 @@ def test_file_errors_finds_tensorflows_op_error_where_it_looks():
 
 
 def test_tensorflow_reads_its_onednn_switch_as_t2t_lite_sets_it():
-  import os
   from tensorflow.python.util import _pywrap_util_port  # Where TensorFlow reports the switch.
   wanted = os.environ.get("TF_ENABLE_ONEDNN_OPTS") == "1"  # t2t_lite's default (__init__.py).
   assert _pywrap_util_port.IsMklEnabled() == wanted, changed(
