@@ -16,7 +16,9 @@ PROBLEMS = [
     "translate_deen_ding8k = t2t_lite.problems.translate_dictionary_deen:TranslateDeenDing8k",
     "translate_deen_ding = t2t_lite.problems.translate_dictionary_deen:TranslateDeenDing8k",
 ] + [f"translate_{pair}_multi30k = t2t_lite.problems.translate_multi30k:"
-     f"Translate{pair.title()}Multi30k" for pair in ("ende", "deen", "enfr", "fren")]
+     f"Translate{pair.title()}Multi30k" for pair in ("ende", "deen", "enfr", "fren")
+] + [f"translate_{pair}_multi30k_lc = t2t_lite.problems.translate_multi30k:"
+     f"Translate{pair.title()}Multi30kLc" for pair in ("ende", "enfr")]
 HPARAMS_SETS = [
     f"{name} = t2t_lite.hparams_sets.transformer:{name}" for name in (
         "transformer_base", "transformer_big", "transformer_big_enfr_paper",

@@ -4,8 +4,10 @@
 #   -> t2t-avg-all -> t2t-decoder (last and averaged checkpoints) -> t2t-bleu on val and
 #   test_2016_flickr.
 #
-#   docs/reproduce_multi30k.sh [ende|enfr] [RUN_ROOT] [tiny|small]
+#   docs/reproduce_multi30k.sh [ende|enfr|ende_lc|enfr_lc] [RUN_ROOT] [tiny|small]
 #
+# ende_lc, enfr_lc: the lowercased problems (translate_ende_multi30k_lc), trained as the
+#   Multi30k papers train; their outputs are lowercased.
 # tiny (the default, the best per CPU hour): transformer_tiny_multi30k, Wu et al. 2021's
 #   recipe, trained for TRAIN_MINUTES (default 120) of wall clock, in mixed bfloat16 where
 #   the CPU has bfloat16 matmuls (AVX512_BF16 or AMX; else float32; PRECISION=float32 or
@@ -27,7 +29,7 @@ RECIPE=${3:-tiny}
 MULTI30K=${MULTI30K:-../shared/data/multi30k}
 SOURCE=${PAIR:0:2}
 TARGET=${PAIR:2:2}
-PROBLEM=translate_${PAIR}_multi30k
+PROBLEM=translate_${PAIR:0:4}_multi30k${PAIR:4}
 DATA=$ROOT/data
 RUN=$ROOT/$PAIR; [ "$RECIPE" = tiny ] && RUN=$ROOT/${PAIR}_tiny
 AVG=${RUN}_avg

@@ -2,6 +2,12 @@
 
     translate_ende_multi30k  English -> German     translate_deen_multi30k  German -> English
     translate_enfr_multi30k  English -> French     translate_fren_multi30k  French -> English
+    translate_ende_multi30k_lc, translate_enfr_multi30k_lc: the same, lowercased
+
+The `_lc` problems train as the Multi30k papers do, on lowercased text (their
+scores are lowercased, tokenized BLEU): the vocabulary case-folds everything it
+encodes, so datagen, t2t-decoder and an exported model all take cased input and
+write lowercased output. Their data cannot be shared with the cased problems'.
 
 29,000 training pairs (train), 1,014 dev (val) and the usual test set,
 test_2016_flickr (1,000); one shared 8k SentencePiece vocabulary; decoded with
@@ -56,12 +62,12 @@ class Multi30kTranslation(TextPairProblem):
                                    split_file(sources.tmp_dir, split, self.target_language))
 
 
-def _language_pair(source, target, summary):
+def _language_pair(source, target, summary, *, lowercase=False):
   """The registered Multi30k problem `source` -> `target`, named as tensor2tensor names
-  its translation problems (`translate_ende_multi30k`)."""
-  name = f"Translate{(source + target).title()}Multi30k"
+  its translation problems (`translate_ende_multi30k`; `_lc` when lowercased)."""
+  name = f"Translate{(source + target).title()}Multi30k" + ("Lc" if lowercase else "")
   return type(name, (Multi30kTranslation,), {
-      "__doc__": summary, "__module__": __name__,
+      "__doc__": summary, "__module__": __name__, "lowercase": lowercase,
       "source_language": source, "target_language": target})
 
 
@@ -69,3 +75,7 @@ TranslateEndeMulti30k = _language_pair("en", "de", "Multi30k English -> German."
 TranslateDeenMulti30k = _language_pair("de", "en", "Multi30k German -> English.")
 TranslateEnfrMulti30k = _language_pair("en", "fr", "Multi30k English -> French.")
 TranslateFrenMulti30k = _language_pair("fr", "en", "Multi30k French -> English.")
+TranslateEndeMulti30kLc = _language_pair("en", "de", "Multi30k English -> German, lowercased.",
+                                         lowercase=True)
+TranslateEnfrMulti30kLc = _language_pair("en", "fr", "Multi30k English -> French, lowercased.",
+                                         lowercase=True)

@@ -46,14 +46,26 @@ def test_names_and_settings():
     assert (problem.source_language, problem.target_language) == pair
     assert problem.vocab_size == 8192 and problem.shared_vocab
     assert problem.decode_defaults == DecodeDefaults(beam_size=4, alpha=0.6, extra_length=50)
+    assert not problem.lowercase
 
 
-def test_unpacked_files_round_trip_through_records_and_pipeline(sliced, tmp_path):
+@pytest.mark.parametrize("pair", ["ende", "enfr"])
+def test_the_lowercased_problems_differ_from_the_cased_only_in_case(pair):
+  cased = PROBLEMS[f"translate_{pair}_multi30k"]()
+  lowercased = PROBLEMS[f"translate_{pair}_multi30k_lc"]()
+  assert lowercased.name == f"translate_{pair}_multi30k_lc" and lowercased.lowercase
+  for setting in ("source_language", "target_language", "vocab_size", "decode_defaults"):
+    assert getattr(lowercased, setting) == getattr(cased, setting)
+
+
+@pytest.mark.parametrize("name, case", [("translate_enfr_multi30k", str),
+                                        ("translate_enfr_multi30k_lc", str.lower)])
+def test_unpacked_files_round_trip_through_records_and_pipeline(sliced, tmp_path, name, case):
   tmp_dir = tmp_path / "raw"
   tmp_dir.mkdir()
-  for name, text in sliced.items():
-    (tmp_dir / name).write_text(text, encoding="utf-8")
-  problem = PROBLEMS["translate_enfr_multi30k"]()
+  for file_name, text in sliced.items():
+    (tmp_dir / file_name).write_text(text, encoding="utf-8")
+  problem = PROBLEMS[name]()
   data_dir = str(tmp_path / "data")
   summary = problem.generate_data(data_dir, Sources(tmp_dir=str(tmp_dir)), vocab_size=600,
                                   progress=False)
@@ -64,8 +76,8 @@ def test_unpacked_files_round_trip_through_records_and_pipeline(sliced, tmp_path
   for batch in problem.dataset("test", data_dir, HParams(batch_size=2048), training=False):
     pairs += zip((s.decode("utf-8") for s in input_vocab.decode(batch["inputs"]).numpy()),
                  (t.decode("utf-8") for t in target_vocab.decode(batch["targets"]).numpy()))
-  expected = list(zip(sliced["test_2016_flickr.en"].splitlines(),
-                      sliced["test_2016_flickr.fr"].splitlines()))
+  expected = list(zip(case(sliced["test_2016_flickr.en"]).splitlines(),
+                      case(sliced["test_2016_flickr.fr"]).splitlines()))
   assert sorted(pairs) == sorted(expected)
   assert any("é" in target for _, target in pairs)
 

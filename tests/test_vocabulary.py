@@ -1,6 +1,7 @@
 """SentencePiece vocabularies: special ids, exact round trips of real text, in-graph decoding."""
 
 import os
+import unicodedata
 
 import pytest
 import tensorflow as tf
@@ -88,6 +89,15 @@ def test_a_saved_model_carries_the_vocabulary(news, news_vocab, tmp_path):
   loaded = tf.saved_model.load(str(tmp_path / "saved"))
   lines = news["fr"][:32] + ["Grüße 東京 🚀"]
   assert loaded.round_trip(tf.constant(lines)).numpy().tolist() == [l.encode() for l in lines]
+
+
+def test_a_lowercasing_vocabulary_reads_any_case_and_writes_lowercase(news):
+  vocab = Vocabulary(train_sentencepiece(news["de"], 4000, lowercase=True))
+  lines = news["de"][:32] + ["GROSSE Straße, ÄRGER über Öl"]
+  lowered = [unicodedata.normalize("NFKC", line).lower() for line in lines]  # ß stays ß.
+  encoded = vocab.encode(tf.constant(lines))
+  assert encoded.to_list() == vocab.encode(tf.constant(lowered)).to_list()
+  assert [d.decode() for d in vocab.decode(encoded.to_tensor()).numpy()] == lowered
 
 
 def test_user_defined_symbols_stay_atomic():

@@ -117,7 +117,8 @@ def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
       raise UserError(f"problem {problem.name} gave no usable training pairs "
                       f"({_describe(counts)}); check its train files or downloads")
     model = train_sentencepiece(itertools.chain([first], stream), vocab_size,
-                                user_defined_symbols=problem.user_defined_symbols)
+                                user_defined_symbols=problem.user_defined_symbols,
+                                lowercase=problem.lowercase)
     bar.close()
     write_bytes_atomic(path, model)
   return VocabSummary(paths=sorted(set((input_path, target_path))), size=vocab_size,

@@ -13,6 +13,8 @@ What a subclass sets or implements:
                         `--vocab_size` flag of t2t-datagen overrides it (small corpora).
   shared_vocab          one vocabulary for source and target (the paper's choice).
   user_defined_symbols  tokens kept atomic in the vocabulary, e.g. "(S", ")S".
+  lowercase             the vocabulary lowercases all text it encodes, so the model
+                        reads and writes lowercased text (default False: cased).
   decode_defaults       DecodeDefaults(beam_size, alpha, extra_length).
   target_form           what its targets need at decode time beyond being text
                         (t2t_lite.decoding.target_form; parsing: a count rule,
@@ -112,6 +114,7 @@ class TextPairProblem:
   vocab_size = 32768                  # SentencePiece vocabulary size, "32k" in the name.
   shared_vocab = True                 # One vocabulary for source and target (paper).
   user_defined_symbols = ()           # Tokens that stay atomic, e.g. ("(S", ")S").
+  lowercase = False                   # The vocabulary lowercases what it encodes.
   splits = ("train", "dev", "test")
   record_shards = {"train": 16, "dev": 1, "test": 1}
   decode_defaults = DecodeDefaults()

@@ -3,7 +3,8 @@
 Ids agree with the model (`t2t_lite.constants`): 0 = padding (also the
 decoder's first input), 1 = EOS, 2 = unknown. Training uses the identity normalisation, keeps
 whitespace as it is and falls back to UTF-8 bytes for characters outside the
-vocabulary, so decoding restores the encoded text exactly.
+vocabulary, so decoding restores the encoded text exactly (a lowercasing vocabulary
+restores it lowercased).
 
 The same `tensorflow_text.SentencepieceTokenizer` encodes the records at
 datagen time, decodes model outputs, and goes into an exported SavedModel.
@@ -29,8 +30,12 @@ MAX_TRAINING_SENTENCES = 10_000_000
 
 
 def train_sentencepiece(sentences, vocab_size, *, model_type="bpe", user_defined_symbols=(),
-                        max_sentences=MAX_TRAINING_SENTENCES):
+                        lowercase=False, max_sentences=MAX_TRAINING_SENTENCES):
   """Trains a SentencePiece model on an iterable of strings; returns the model's bytes.
+
+  lowercase: the model case-folds (and NFKC-normalises) every text it encodes,
+  SentencePiece's `nmt_nfkc_cf` rule, so whatever encodes with it (datagen, the
+  decoder, an exported SavedModel) sees lowercased text and decodes to it.
 
   Raises UserError, with the largest size that would work when SentencePiece
   says so, when the text cannot give `vocab_size` pieces.
@@ -46,7 +51,7 @@ def train_sentencepiece(sentences, vocab_size, *, model_type="bpe", user_defined
     spm.SentencePieceTrainer.train(
         sentence_iterator=reader, model_writer=model, vocab_size=vocab_size,
         model_type=model_type, pad_id=PAD_ID, eos_id=EOS_ID, unk_id=UNK_ID, bos_id=-1,
-        normalization_rule_name="identity", remove_extra_whitespaces=False,
+        normalization_rule_name="nmt_nfkc_cf" if lowercase else "identity", remove_extra_whitespaces=False,
         byte_fallback=True, character_coverage=1.0,
         user_defined_symbols=list(user_defined_symbols),
         input_sentence_size=max_sentences, shuffle_input_sentence=True,
