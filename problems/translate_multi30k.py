@@ -7,7 +7,7 @@
 The `_lc` problems train as the Multi30k papers do, on lowercased text (their
 scores are lowercased, tokenized BLEU): the vocabulary case-folds everything it
 encodes, so datagen, t2t-decoder and an exported model all take cased input and
-write lowercased output. Their data cannot be shared with the cased problems'.
+write lowercased output.
 
 29,000 training pairs (train), 1,014 dev (val) and the usual test set,
 test_2016_flickr (1,000); one shared 8k SentencePiece vocabulary; decoded with
