@@ -3,8 +3,9 @@
 Ids agree with the model (`t2t_lite.constants`): 0 = padding (also the
 decoder's first input), 1 = EOS, 2 = unknown. Training uses the identity normalisation, keeps
 whitespace as it is and falls back to UTF-8 bytes for characters outside the
-vocabulary, so decoding restores the encoded text exactly (a lowercasing vocabulary
-restores it lowercased).
+vocabulary, so decoding restores the encoded text exactly. A lowercasing vocabulary
+(`lowercase=True`) normalises with NFKC and case folding instead, and restores the text
+lowercased.
 
 The same `tensorflow_text.SentencepieceTokenizer` encodes the records at
 datagen time, decodes model outputs, and goes into an exported SavedModel.
