@@ -18,6 +18,8 @@
 #   training on 2 cores of a recent Xeon, up to 1.5 hours on slower 2-core machines), the
 #   last 5 checkpoints averaged, greedy and beam 4: the first reference run.
 #
+# SEED (default 1): the run's random seed; two seeds, each on one core (taskset), make the
+# two members of an ensemble (docs/results.md).
 # MULTI30K: a folder with the unpacked raw files (train.en, val.de, ...); default: the
 # shared data folder beside the project. Without the files there, t2t-datagen downloads
 # them into it.
@@ -63,7 +65,7 @@ esac
   $BIN/t2t-datagen --problem="$PROBLEM" --tmp_dir="$MULTI30K" --data_dir="$DATA"
 
 $BIN/t2t-trainer --problem="$PROBLEM" "${TRAIN[@]}" --data_dir="$DATA" --output_dir="$RUN" \
-  --random_seed=1 --eval_steps=0 --decode_hparams=beam_size=1 \
+  --random_seed="${SEED:-1}" --eval_steps=0 --decode_hparams=beam_size=1 \
   --save_checkpoints_steps=100 --save_checkpoints_secs=0
 
 $BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n="$AVERAGE"
