@@ -20,16 +20,16 @@ MULTI30K=${MULTI30K:-../shared/data/multi30k}
 SOURCE=${PAIR:0:2}
 TARGET=${PAIR:2:2}
 BIN=.venv/bin
+export BEAM=${BEAM:-5} ALPHA=${ALPHA:-1.4}  # reproduce_multi30k.sh's defaults, for both runs.
 
 CORES=$(nproc)
 HALF=$(( CORES > 1 ? CORES / 2 : 1 ))
+CPU_LISTS=("0-$(( HALF - 1 ))" "$(( CORES > 1 ? HALF : 0 ))-$(( CORES - 1 ))")  # seed 1's, seed 2's
 mkdir -p "$ROOT"
 PIDS=()
 for SEED in 1 2; do
-  FIRST=$(( SEED == 1 || CORES == 1 ? 0 : HALF ))
-  LAST=$(( SEED == 1 || CORES == 1 ? HALF - 1 : CORES - 1 ))
-  SEED=$SEED taskset -c "$FIRST-$LAST" docs/reproduce_multi30k.sh "$PAIR" "$ROOT/seed$SEED" tiny \
-    > "$ROOT/seed$SEED.log" 2>&1 &
+  SEED=$SEED taskset -c "${CPU_LISTS[SEED - 1]}" docs/reproduce_multi30k.sh "$PAIR" \
+    "$ROOT/seed$SEED" tiny > "$ROOT/seed$SEED.log" 2>&1 &
   PIDS+=($!)
 done
 for PID in "${PIDS[@]}"; do
@@ -43,11 +43,11 @@ mkdir -p "$OUT"
 for SPLIT in val test_2016_flickr; do
   for MODEL in last avg; do
     RUNS=$RUN1,$RUN2; [ "$MODEL" = avg ] && RUNS=${RUN1}_avg,${RUN2}_avg
-    NAME=$OUT/$SPLIT.$MODEL.beam${BEAM:-5}.$TARGET
+    NAME=$OUT/$SPLIT.$MODEL.beam$BEAM.$TARGET
     $BIN/t2t-decoder --output_dir="$RUNS" \
-      --decode_hparams="beam_size=${BEAM:-5},alpha=${ALPHA:-1.4}" \
+      --decode_hparams="beam_size=$BEAM,alpha=$ALPHA" \
       --decode_from_file="$MULTI30K/$SPLIT.$SOURCE" --decode_to_file="$NAME"
-    echo "== $SPLIT, ensemble of both seeds' $MODEL checkpoints, beam ${BEAM:-5}, alpha ${ALPHA:-1.4}"
+    echo "== $SPLIT, ensemble of both seeds' $MODEL checkpoints, beam $BEAM, alpha $ALPHA"
     $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" --language="$TARGET"
   done
 done
