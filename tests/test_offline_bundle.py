@@ -167,3 +167,132 @@ def test_a_left_out_dependency_is_found_when_packing(tmp_path, wheels):
   with pytest.raises(bundle.BundleError, match="No matching distribution found for "
                      "nvidia-nccl-cu12"):
     bundle.check_installable(kept, str(tmp_path / "again"), version, bundle.PLATFORMS)
+
+
+# --- --site and --host_cuda (t2t_lite/offline_site.py) ---------------------------------------
+
+site_module = bundle.offline_site
+HOST_CUDA_13 = ("libcublas.so.13", "libcublasLt.so.13", "libcufft.so.12", "libcusolver.so.12",
+                "libcusparse.so.12", "libcudnn.so.9")
+
+
+def fake_toolkit(folder):
+  """A folder shaped like a CUDA toolkit as XLA needs it: bin/ptxas, nvvm/libdevice."""
+  (folder / "bin").mkdir(parents=True)
+  (folder / "bin" / "ptxas").write_text("#!/bin/sh\n")
+  (folder / "bin" / "ptxas").chmod(0o755)
+  (folder / "nvvm" / "libdevice").mkdir(parents=True)
+  (folder / "nvvm" / "libdevice" / "libdevice.10.bc").write_bytes(b"")
+  return folder
+
+
+def fake_libraries(folder, names):
+  folder.mkdir(parents=True, exist_ok=True)
+  for name in names:
+    (folder / name).write_bytes(b"\x7fELF")
+  return folder
+
+
+def test_only_tensorflows_own_libraries_are_stripped(tmp_path):
+  for path in ("tensorflow/libtensorflow_cc.so.2", "tensorflow/python/_pywrap.so",
+               "tensorflow_text/python/ops/_ops.so", "tensorflow/x.libs/libopenblas.so",
+               "numpy/_core/_multiarray_umath.so", "tensorflow/python/ops.py"):
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_bytes(b"")
+  assert [os.path.relpath(path, tmp_path) for path in
+          site_module.strippable_libraries(str(tmp_path))] == [
+              "tensorflow/libtensorflow_cc.so.2", "tensorflow/python/_pywrap.so",
+              "tensorflow_text/python/ops/_ops.so"]
+
+
+def test_scripts_get_the_targets_python(tmp_path):
+  (tmp_path / "bin").mkdir()
+  script = tmp_path / "bin" / "t2t-trainer"
+  script.write_text("#!/home/packer/.venv/bin/python\nimport sys\n")
+  (tmp_path / "bin" / "notes.txt").write_text("not a script\n")
+  site_module.point_scripts_at(str(tmp_path), "/opt/python3.12")
+  assert script.read_text() == "#!/opt/python3.12\nimport sys\n"
+  assert (tmp_path / "bin" / "notes.txt").read_text() == "not a script\n"
+
+
+def test_the_machines_cuda_is_linked_under_tensorflows_names(tmp_path):
+  cuda13 = fake_libraries(tmp_path / "cu13", HOST_CUDA_13)
+  cuda12 = fake_libraries(tmp_path / "cu12", ["libcublas.so.12"])
+  runtime = fake_libraries(tmp_path / "runtime", ["libcudart.so.12"]) / "libcudart.so.12"
+  toolkit = fake_toolkit(tmp_path / "cuda")
+  target = tmp_path / "target"
+  info = site_module.link_host_cuda(str(target), str(runtime), [str(cuda13), str(cuda12)],
+                                    str(toolkit))
+  links = target / "cuda_links"
+  assert (links / "libcudart.so.12").read_bytes() == b"\x7fELF"
+  # A CUDA 12 name wherever it is, before a CUDA 13 one.
+  assert os.readlink(links / "libcublas.so.12") == str(cuda12 / "libcublas.so.12")
+  assert os.readlink(links / "libcufft.so.11") == str(cuda13 / "libcufft.so.12")
+  assert info["library_path"] == [str(links), str(cuda12), str(cuda13)]
+  env = bundle.installed_environment(str(target), {"LD_LIBRARY_PATH": "/lib", "PATH": "/bin"})
+  assert env["LD_LIBRARY_PATH"] == f"{links}:{cuda12}:{cuda13}:/lib"
+  assert env["PATH"] == f"{toolkit}/bin:{target}/site/bin:/bin"
+  assert env["XLA_FLAGS"] == f"--xla_gpu_cuda_data_dir={toolkit}"
+
+  (cuda13 / "libcudnn.so.9").unlink()
+  with pytest.raises(site_module.SiteError, match=r"^no libcudnn.so.9 on this machine "
+                     r"\(TensorFlow opens libcudnn.so.9\)"):
+    site_module.link_host_cuda(str(target), str(runtime), [str(cuda13)], str(toolkit))
+
+
+def test_the_toolkit_and_library_folders_are_found(tmp_path):
+  toolkit = fake_toolkit(tmp_path / "cuda-13.0")
+  env = {"CUDA_HOME": str(toolkit), "PATH": "/nowhere",
+         "LD_LIBRARY_PATH": f"{tmp_path}:{tmp_path / 'missing'}"}
+  assert site_module.cuda_toolkit(env) == str(toolkit)
+  assert site_module.library_folders(env)[0] == str(tmp_path)
+  assert str(tmp_path / "missing") not in site_module.library_folders(env)
+  (toolkit / "nvvm" / "libdevice" / "libdevice.10.bc").unlink()
+  assert site_module.cuda_toolkit(env) in (None, "/usr/local/cuda")
+
+
+def test_host_cuda_needs_a_site_bundle(tmp_path, capsys):
+  with pytest.raises(SystemExit) as stopped:
+    bundle.run(["pack", f"--out={tmp_path}", "--host_cuda"])
+  assert stopped.value.code == 2
+  assert capsys.readouterr().err.strip() == (
+      "t2t-offline-bundle: error: --host_cuda needs --site and no --no_cuda")
+
+
+@pytest.mark.slow
+def test_a_site_bundle_unpacks_with_the_machines_cuda(tmp_path):
+  site = tmp_path / "site"
+  (site / "tiny_site").mkdir(parents=True)
+  (site / "tiny_site" / "__init__.py").write_text("VALUE = 7\n")
+  (site / "tiny_site" / "data.bin").write_bytes(os.urandom(3000))  # more than one part
+  (site / "bin").mkdir()
+  (site / "bin" / "tiny-tool").write_text("#!/packing/python\nimport tiny_site\n"
+                                          "print(tiny_site.VALUE)\n")
+  (site / "bin" / "tiny-tool").chmod(0o755)
+  runtime = fake_libraries(tmp_path / "runtime", ["libcudart.so.12"]) / "libcudart.so.12"
+  version = "{}.{}".format(*sys.version_info[:2])
+  manifest = bundle.write_bundle({"site": str(site), "libcudart.so.12": str(runtime)},
+                                 str(tmp_path / "out"), 512,
+                                 {"format": 2, "python_version": version, "host_cuda": True},
+                                 compression="xz")
+  assert len(manifest["parts"]) > 1
+  assert [item["name"] for item in manifest["files"]] == ["libcudart.so.12"]
+  cuda13 = fake_libraries(tmp_path / "cu13", HOST_CUDA_13)
+  toolkit = fake_toolkit(tmp_path / "cuda")
+  target = tmp_path / "installed"
+  unpack = [sys.executable, SCRIPT, "unpack", f"--bundle={tmp_path / 'out'}",
+            f"--target={target}"]
+  machine = dict(os.environ, LD_LIBRARY_PATH=str(cuda13), CUDA_HOME=str(toolkit))
+  done = run(unpack, env=machine)
+  assert done.returncode == 0, done.stderr
+  assert f"libcufft.so.11 -> {cuda13}/libcufft.so.12" in done.stdout
+  used = run(["bash", "-c", f"source {target}/env.sh && tiny-tool && echo $LD_LIBRARY_PATH"])
+  value, library_path = used.stdout.split()
+  assert value == "7", used.stderr
+  assert library_path.startswith(f"{target}/cuda_links:{cuda13}")
+
+  (cuda13 / "libcublasLt.so.13").unlink()
+  done = run(unpack, env=dict(machine, LD_LIBRARY_PATH=str(cuda13)))
+  assert done.returncode == 2
+  assert done.stderr.startswith("t2t-offline-bundle: error: no libcublasLt.so.12 or "
+                                "libcublasLt.so.13 on this machine")

@@ -17,6 +17,7 @@ repository's root: t2t_lite need not be installed.
   model.py         the model, built on any backend; tokens a decoding emitted
   tf_rows.py       the TensorFlow rows: the trainer's TrainStep (XLA), decode_ids (XLA)
   two_replicas.py  MirroredStrategy on 2 logical GPUs gives one device's update?
+  tf_gpu_check.py  TensorFlow sees the GPU, XLA compiles for it (run after unpacking)
   run_tf_on_device.sh  a GPU session's stages: the bundle unpacked, checks, benchmark, Multi30k
   timing.py        steps timed between device synchronisations, medians
   tables.py        the tables: ms/step, tokens/s, MFU, memory; decoding speed

@@ -1,36 +1,41 @@
 #!/usr/bin/env bash
 # t2t_lite on TensorFlow on a GPU machine with no internet and no TensorFlow, from the
-# offline bundle (t2t_lite/offline_bundle.py). One stage per call, each well inside 10 minutes:
+# offline bundle (t2t_lite/offline_bundle.py). One stage per call, each well inside 10 minutes
+# (times from an H200 session with the site bundle below):
 #
-#   bash bench/gpu/run_tf_on_device.sh unpack           # ~3 min: join, install, GPU seen?
+#   bash bench/gpu/run_tf_on_device.sh unpack           # 45 s: join, extract, GPU and XLA seen?
 #   bash bench/gpu/run_tf_on_device.sh two_replicas     # ~1 min: MirroredStrategy, 2 logical GPUs
-#   bash bench/gpu/run_tf_on_device.sh bench_training   # ~8 min: JAX and TF steps, base and big
-#   bash bench/gpu/run_tf_on_device.sh bench_decoding   # ~6 min: JAX and TF decoding
-#   bash bench/gpu/run_tf_on_device.sh multi30k_train   # ~9 min: datagen, t2t-trainer (XLA, bf16)
-#   bash bench/gpu/run_tf_on_device.sh multi30k_decode  # ~5 min: avg-all, decoder beam 4,
+#   bash bench/gpu/run_tf_on_device.sh bench_training   # 3.3 min for base and big at one batch
+#                                                       #   (BENCH_ARGS): JAX and TF steps
+#   bash bench/gpu/run_tf_on_device.sh bench_decoding   # JAX and TF decoding
+#   bash bench/gpu/run_tf_on_device.sh multi30k_train   # datagen, t2t-trainer (XLA, bf16),
+#                                                       #   TRAIN_MINUTES of training
+#   bash bench/gpu/run_tf_on_device.sh multi30k_decode  # avg-all, decoder (last, averaged),
 #                                                       #   exporter, t2t-bleu on test_2016_flickr
 #
 # Before the first stage the bundle's parts must be in $BUNDLE (default /tmp/bundle) on the
 # device machine, and for the Multi30k stages the raw files in $MULTI30K (default
 # /tmp/multi30k). The device tool carries at most 64 MiB a call (the working tree counted in)
 # and the machine keeps files only while it stays warm (30 s after a call, 30 min at most),
-# so a session carries one part per call, back to back. Here, once:
+# so a session carries one part per call, back to back. The machine has CUDA 13's libraries
+# (PyTorch's and JAX's) and a CUDA toolkit, so the small bundle fits: Python 3.12, the site
+# folder installed here, the machine's CUDA (offline_site.py). Here, once:
 #
-#   python t2t_lite/offline_bundle.py pack --out=/work/bundles/gpu312 --python_version=3.12 \
-#     --max_part_mib=60                         # or reuse the bundle there: 43 parts
+#   python t2t_lite/offline_bundle.py pack --out=/work/bundles/site312 --python_version=3.12 \
+#     --site --host_cuda --max_part_mib=60      # 7 parts, 412 MiB
 #   echo /.carry/ >> .git/info/exclude; mkdir -p .carry/multi30k
-#   ln -f /work/bundles/gpu312/* .carry/        # hard links: nothing is copied
+#   ln -f /work/bundles/site312/* .carry/       # hard links: nothing is copied
 #   ln -f ../shared/data/multi30k/*.en ../shared/data/multi30k/*.de .carry/multi30k/
 #
-# then device calls, each right after the last (N = 001 .. 042):
+# then device calls, each right after the last (about 5 s of device time each; the first,
+# which starts the machine, took 30 s):
 #   run(carry=[".carry/manifest.json", ".carry/bundle.part000"],
 #     command="mkdir -p /tmp/bundle && mv .carry/manifest.json .carry/bundle.part000 /tmp/bundle/")
 #   run(carry=[".carry/bundle.partN"], command="mv .carry/bundle.partN /tmp/bundle/")
-#   ... the last part (5 MiB) with ".carry/multi30k" too, and
-#       "mv .carry/multi30k /tmp/multi30k; ls /tmp/bundle | wc -l" (44: 43 parts, the manifest)
-# and then the stages above, also back to back. Afterwards: rm -r .carry (the hard links) here.
-# Device time: about 43 carrying calls, then the stages; a session's 30 minutes may not hold
-# them all (the Multi30k stages can go to a second session, which carries the parts again).
+#   ... the last part with ".carry/multi30k" too, "mv .carry/multi30k /tmp/multi30k", and
+#   the unpack stage; then the other stages, also back to back. Afterwards, here:
+#   rm -r .carry (the hard links). The full bundle (pack without --site: 43 parts of wheels,
+#   CUDA 12's own libraries) is carried the same way, for a machine without CUDA.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 STAGES="unpack|two_replicas|bench_training|bench_decoding|multi30k_train|multi30k_decode"
@@ -40,14 +45,21 @@ TARGET=${TARGET:-/tmp/t2t_tf}
 RUNS=${RUNS:-/tmp/t2t_runs}
 MULTI30K=${MULTI30K:-/tmp/multi30k}
 TRAIN_MINUTES=${TRAIN_MINUTES:-8}
-HPARAMS_SET=${HPARAMS_SET:-transformer_small_multi30k}  # docs/results.md's Multi30k rows' set
+HPARAMS_SET=${HPARAMS_SET:-transformer_tiny_multi30k}  # docs/results.md's best Multi30k set
+DECODE_HPARAMS=${DECODE_HPARAMS:-beam_size=5,alpha=1.4}  # that set's decoding (val-chosen)
 RESULTS=${OUT:-$RUNS/results}
+BENCH_ARGS=${BENCH_ARGS:-}  # e.g. "--models=big --tokens=32768 --repeats=3"
 PYTHON=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-1}
 mkdir -p "$RUNS" "$RESULTS"
 
-with_tensorflow() {  # Runs "$@" with the bundle's TensorFlow, CUDA 12 libraries and ptxas.
+with_tensorflow() {  # Runs "$@" with the bundle's TensorFlow, its CUDA libraries and ptxas.
   (source "$TARGET/env.sh" && KERAS_BACKEND=tensorflow "$@")
+}
+
+with_jax() {  # Runs "$@" with the machine's JAX and the bundle's Keras alone (the TF rows
+  # take the rest of the bundle: bench.gpu's --tf_target).
+  (export PYTHONPATH="$TARGET/keras_site" KERAS_BACKEND=jax && "$@")
 }
 
 case "$STAGE" in
@@ -58,50 +70,49 @@ case "$STAGE" in
     # built with the bundle's setuptools and wheel.
     PYTHONPATH="$TARGET/site" "$PYTHON" -m pip install -q --no-index --no-deps \
       --no-build-isolation --upgrade --target="$TARGET/site" .
-    with_tensorflow "$PYTHON" - <<'EOF'
-import tensorflow as tf
-gpus = tf.config.list_physical_devices("GPU")
-print("TensorFlow", tf.__version__, "GPUs:", gpus, "built for CUDA",
-      tf.sysconfig.get_build_info().get("cuda_version"))
-assert gpus, "TensorFlow registers no GPU: see the 'Cannot dlopen' lines above"
-# XLA on the GPU: needs ptxas and libdevice from the bundle's nvidia/cuda_nvcc.
-f = tf.function(lambda a: tf.nn.softmax(a @ a), jit_compile=True)
-print("XLA on the GPU:", f(tf.ones([256, 256], tf.bfloat16)).device, "ok")
-EOF
+    with_tensorflow "$PYTHON" bench/gpu/tf_gpu_check.py
+    # Keras alone (the machine lacks it, and namex and optree) for the JAX rows.
+    mkdir -p "$TARGET/keras_site"
+    ln -sf "$TARGET"/site/{keras,namex,optree}* "$TARGET/keras_site/"
     ;;
   two_replicas)
-    "$PYTHON" -m bench.gpu.two_replicas --tf_target="$TARGET" | tee "$RESULTS/two_replicas.txt"
+    with_jax "$PYTHON" -m bench.gpu.two_replicas --tf_target="$TARGET" | tee "$RESULTS/two_replicas.txt"
     ;;
   bench_training)
-    KERAS_BACKEND=jax "$PYTHON" -m bench.gpu --only=training --no_torch --tf_target="$TARGET" \
+    with_jax "$PYTHON" -m bench.gpu --only=training --no_torch --tf_target="$TARGET" $BENCH_ARGS \
       --output=- --json="$RESULTS/tf_training.json" | tee "$RESULTS/tf_training.txt"
     ;;
   bench_decoding)
-    KERAS_BACKEND=jax "$PYTHON" -m bench.gpu --only=decoding --no_torch --tf_target="$TARGET" \
+    with_jax "$PYTHON" -m bench.gpu --only=decoding --no_torch --tf_target="$TARGET" $BENCH_ARGS \
       --output=- --json="$RESULTS/tf_decoding.json" | tee "$RESULTS/tf_decoding.txt"
     ;;
   multi30k_train)
+    # docs/reproduce_multi30k.sh's tiny recipe (one seed), under a GPU's time budget.
     with_tensorflow bash -c "
       set -euo pipefail
       time t2t-datagen --problem=translate_ende_multi30k --tmp_dir='$MULTI30K' \
         --data_dir='$RUNS/data'
       time t2t-trainer --problem=translate_ende_multi30k --hparams_set=$HPARAMS_SET \
         --data_dir='$RUNS/data' --output_dir='$RUNS/ende' --xla --mixed_precision=bfloat16 \
-        --train_steps=100000 --train_minutes=$TRAIN_MINUTES --random_seed=1 \
-        --local_eval_frequency=2000 --eval_steps=0 --save_checkpoints_steps=500 \
-        --save_checkpoints_secs=0 --keep_checkpoint_max=20" 2>&1 | tee "$RESULTS/multi30k_train.log"
+        --train_steps=1000000 --train_minutes=$TRAIN_MINUTES --random_seed=1 \
+        --local_eval_frequency=1000 --eval_decode_sentences=300 --eval_steps=0 \
+        --decode_hparams=beam_size=1 --save_checkpoints_steps=100 --save_checkpoints_secs=0 \
+        --keep_checkpoint_max=20" 2>&1 | tee "$RESULTS/multi30k_train.log"
     ;;
   multi30k_decode)
+    # The last checkpoint and the average of the last 20, decoded on test_2016_flickr; the
+    # average exported as a SavedModel.
     with_tensorflow bash -c "
       set -euo pipefail
-      time t2t-avg-all --model_dir='$RUNS/ende' --output_dir='$RUNS/ende_avg' --n=5
-      time t2t-decoder --output_dir='$RUNS/ende_avg' --decode_hparams=beam_size=4 \
-        --decode_from_file='$MULTI30K/test_2016_flickr.en' \
-        --decode_to_file='$RESULTS/test_2016_flickr.avg.beam4.de'
-      time t2t-exporter --output_dir='$RUNS/ende_avg'
-      t2t-bleu --translation='$RESULTS/test_2016_flickr.avg.beam4.de' \
-        --reference='$MULTI30K/test_2016_flickr.de' --language=de" \
-      2>&1 | tee "$RESULTS/multi30k_decode.log"
+      time t2t-avg-all --model_dir='$RUNS/ende' --output_dir='$RUNS/ende_avg' --n=20
+      for RUN in ende ende_avg; do
+        time t2t-decoder --output_dir=\"$RUNS/\$RUN\" --decode_hparams='$DECODE_HPARAMS' \
+          --decode_from_file='$MULTI30K/test_2016_flickr.en' \
+          --decode_to_file=\"$RESULTS/test_2016_flickr.\$RUN.de\"
+        t2t-bleu --translation=\"$RESULTS/test_2016_flickr.\$RUN.de\" \
+          --reference='$MULTI30K/test_2016_flickr.de' --language=de
+      done
+      time t2t-exporter --output_dir='$RUNS/ende_avg'" 2>&1 | tee "$RESULTS/multi30k_decode.log"
     ;;
   *)
     echo "run_tf_on_device.sh: error: unknown stage $STAGE" >&2
