@@ -3,6 +3,7 @@
     python distribution_check.py local OUT_DIR
         writes OUT_DIR/<mode>.npz for each local mode:
           single       one device, the whole batch
+          single_xla   the same with the whole step (update included) compiled by XLA
           accumulate   one device, 2 accumulated halves
           mirrored     2 logical CPUs under MirroredStrategy, a half each
           mirrored_xla the same with the per-replica step compiled by XLA
@@ -117,6 +118,7 @@ def main():
     return
   default = tf.distribute.get_strategy()
   train_and_save("single", default, [WHOLE])
+  train_and_save("single_xla", default, [WHOLE], jit_compile=True)
   train_and_save("accumulate", default, halves, accumulation=2)
   mirrored = tf.distribute.MirroredStrategy([f"/{DEVICE.lower()}:{i}" for i in (0, 1)])
   train_and_save("mirrored", mirrored, halves)

@@ -64,7 +64,7 @@ def assert_same_update(expected, actual):
         err_msg=f"weight {index}, largest update {scale:.3g}")
 
 
-@pytest.mark.parametrize("mode", ["mirrored", "mirrored_xla", "accumulate"])
+@pytest.mark.parametrize("mode", ["single_xla", "mirrored", "mirrored_xla", "accumulate"])
 def test_same_update_as_one_device(local_runs, mode):
   assert_same_update(run_result(local_runs / "single.npz"),
                      run_result(local_runs / f"{mode}.npz"))

@@ -85,8 +85,8 @@ def training_table(plan, machine_result, rows, isolated):
                 if job["kind"] == "train_t2t_lite_tf" and "seconds" in result]
   if tensorflow:
     notes.append(f"TensorFlow {tensorflow[0][1]['tensorflow']}: t2t_lite.training.step."
-                 f"TrainStep as t2t-trainer --xla runs it (forward and backward compiled by "
-                 f"XLA; all-reduce and the Adam update outside), under the default strategy; "
+                 f"TrainStep as t2t-trainer --xla runs it on one GPU (forward, backward and "
+                 f"the Adam update compiled by XLA), under the default strategy; "
                  f"each call returns the step's statistics as Python floats, so every step "
                  f"ends synchronised. First step (tracing, XLA compile): " + ", ".join(
                      f"{job['model']} {job['tokens']:,} {result['first_step_seconds']:.0f} s"

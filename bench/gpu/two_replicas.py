@@ -20,7 +20,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTS = os.path.join(ROOT, "tests")
-MODES = ("mirrored", "mirrored_xla", "accumulate")
+MODES = ("single_xla", "mirrored", "mirrored_xla", "accumulate")
 
 
 def check_environment(tf_target):
