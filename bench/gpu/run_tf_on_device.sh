@@ -47,8 +47,9 @@ MULTI30K=${MULTI30K:-/tmp/multi30k}
 TRAIN_MINUTES=${TRAIN_MINUTES:-8}
 HPARAMS_SET=${HPARAMS_SET:-transformer_tiny_multi30k}  # docs/results.md's best Multi30k set
 DECODE_HPARAMS=${DECODE_HPARAMS:-beam_size=5,alpha=1.4}  # that set's decoding (val-chosen)
-# On an H200 the step's XLA compile took about 40 s per batch shape, and the default length
-# buckets are 35: in 2.5 minutes the trainer made 2 steps. 3 buckets (<= 8, 32, 128 tokens).
+# On an H200 the step's XLA compile took tens of seconds per batch shape (38 s in the
+# benchmark), and the default length buckets are 35: in 2.5 minutes the trainer made 2 steps.
+# 3 buckets instead (up to 8, 32 and 128 tokens).
 TRAIN_HPARAMS=${TRAIN_HPARAMS:-length_bucket_step=4}
 RESULTS=${OUT:-$RUNS/results}
 BENCH_ARGS=${BENCH_ARGS:-}  # e.g. "--models=big --tokens=32768 --repeats=3"
