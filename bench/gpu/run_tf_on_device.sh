@@ -3,7 +3,7 @@
 # offline bundle (t2t_lite/offline_bundle.py). One stage per call, each well inside 10 minutes
 # (times from an H200 session with the site bundle below):
 #
-#   bash bench/gpu/run_tf_on_device.sh unpack           # 45 s: join, extract, GPU and XLA seen?
+#   bash bench/gpu/run_tf_on_device.sh unpack           # ~1 min: join, extract, GPU and XLA seen?
 #   bash bench/gpu/run_tf_on_device.sh two_replicas     # ~1 min: MirroredStrategy, 2 logical GPUs
 #   bash bench/gpu/run_tf_on_device.sh bench_training   # 3.3 min for base and big at one batch
 #                                                       #   (BENCH_ARGS): JAX and TF steps
