@@ -179,7 +179,7 @@ def write_bundle(files, out_dir, part_bytes, info, compression=""):
   with io.BufferedWriter(writer, CHUNK) as stream:
     with tarfile.open(fileobj=stream, mode="w|" + compression) as tar:
       for name, path in sorted(files.items()):
-        tar.add(path, arcname=name, recursive=os.path.isdir(path))
+        tar.add(path, arcname=name)
   parts = [{"name": os.path.basename(path), "bytes": os.path.getsize(path),
             "sha256": sha256_of(path)} for path in writer.paths]
   manifest = dict(info, compression=compression, files=listed, parts=parts,
@@ -332,8 +332,7 @@ def download(requirements, cache, python_version, platforms, find_links):
   """`pip download`s the requirements and everything they need for the target into `cache`
   -> [the wheels' paths]. A dependency published only as source is built here as a wheel
   (it must be pure Python) and the download tried again."""
-  target = ["--only-binary=:all:", "--python-version", python_version, "--implementation",
-            "cp"] + [arg for platform in platforms for arg in ("--platform", platform)]
+  target = _target_options(python_version, platforms)
   for _ in range(5):
     status, output = _pip("download", "-d", cache, "--find-links", cache,
                           *[arg for link in find_links for arg in ("--find-links", link)],
@@ -378,6 +377,12 @@ def _build_pure_wheel(name, cache):
     shutil.move(os.path.join(scratch, built[0]), os.path.join(cache, built[0]))
 
 
+def _target_options(python_version, platforms):
+  """pip's options that pick wheels for the target's Python and platforms."""
+  return (["--only-binary=:all:", "--python-version", python_version, "--implementation", "cp"]
+          + [arg for platform in platforms for arg in ("--platform", platform)])
+
+
 def _last_error(output):
   lines = [line.strip() for line in output.splitlines() if line.strip()]
   errors = [line for line in lines if line.startswith("ERROR")]
@@ -392,9 +397,8 @@ def check_installable(wheels, work_dir, python_version, platforms):
   for path in wheels:
     os.symlink(os.path.abspath(path), os.path.join(links, os.path.basename(path)))
   status, output = _pip("install", "--dry-run", "--no-index", "--find-links", links,
-                        "--target", os.path.join(work_dir, "dry_run"), "--only-binary=:all:",
-                        "--python-version", python_version, "--implementation", "cp",
-                        *[arg for platform in platforms for arg in ("--platform", platform)],
+                        "--target", os.path.join(work_dir, "dry_run"),
+                        *_target_options(python_version, platforms),
                         *[os.path.join(links, os.path.basename(path)) for path in wheels])
   if status != 0:
     raise BundleError(f"the bundle's wheels do not install together: {_last_error(output)} "
@@ -453,9 +457,13 @@ def site_files(wheels, work, args, platforms, left_out):
   """--site: the wheels installed into a site folder here, trimmed and stripped (adds to
   `left_out`) -> ({name in the bundle: path}, compression, bytes stripped)."""
   site = os.path.join(work, "site")
-  runtime = [path for path in wheels if distribution_of(path) == "nvidia-cuda-runtime-cu12"]
+  runtime = [path for path in wheels if distribution_of(path) == offline_site.CUDA_RUNTIME_DISTRIBUTION]
   wheels = [path for path in wheels if path not in runtime]
-  offline_site.install_site(wheels, site, args.python_version, platforms, _pip)
+  status, output = _pip("install", "--no-index", "--no-deps", "--no-compile", "--quiet",
+                        "--disable-pip-version-check", "--target", site,
+                        *_target_options(args.python_version, platforms), *wheels)
+  if status != 0:
+    raise BundleError(f"installing the wheels into {site} failed: {_last_error(output)}")
   left_out += offline_site.trim_site(site)
   stripped = offline_site.strip_libraries(site)
   files = {"site": site}
@@ -506,8 +514,8 @@ def unpack(args):
     raise BundleError(f"the bundle is for Python {manifest['python_version']}, this is "
                       f"Python {running}: run unpack with python{manifest['python_version']}")
   site = os.path.join(target, "site")
+  extract_bundle(args.bundle, target)
   if manifest.get("format", 1) == 2:
-    extract_bundle(args.bundle, target)
     offline_site.point_scripts_at(site, sys.executable)
     installed = "the site folder"
     if manifest.get("host_cuda"):
@@ -518,7 +526,6 @@ def unpack(args):
           f"{name} -> {path}" for name, path in info["links"].items()) + ")"
   else:
     extracted = os.path.join(target, "wheels")
-    extract_bundle(args.bundle, target)
     wheels = sorted(os.path.join(extracted, name) for name in os.listdir(extracted))
     status, output = _pip("install", "--no-index", "--find-links", extracted, "--target",
                           site, "--no-compile", "--disable-pip-version-check", "--quiet",

@@ -28,7 +28,8 @@ HOST_CUDA_LIBRARIES = {
     "libcudnn.so.9": ("libcudnn.so.9",),
 }
 # The one CUDA 12 library the bundle carries (its wheel, and the file in it).
-CUDA_RUNTIME_REQUIREMENT = "nvidia-cuda-runtime-cu12<13"
+CUDA_RUNTIME_DISTRIBUTION = "nvidia-cuda-runtime-cu12"
+CUDA_RUNTIME_REQUIREMENT = CUDA_RUNTIME_DISTRIBUTION + "<13"
 CUDA_RUNTIME = os.path.join("nvidia", "cuda_runtime", "lib", "libcudart.so.12")
 HOST_CUDA_FILE = "host_cuda.json"
 
@@ -45,20 +46,6 @@ STRIPPED_PACKAGES = ("tensorflow", "tensorflow_text")
 
 class SiteError(Exception):
   """A mistake the user can fix; offline_bundle.py prints it as its own one-line error."""
-
-
-def install_site(wheels, site, python_version, platforms, pip):
-  """Installs `wheels` into `site` for the target (`pip install --target`, nothing fetched).
-  pip: offline_bundle's `_pip` -> (status, output)."""
-  status, output = pip("install", "--no-index", "--no-deps", "--no-compile", "--quiet",
-                       "--disable-pip-version-check", "--only-binary=:all:", "--target", site,
-                       "--python-version", python_version, "--implementation", "cp",
-                       *[arg for platform in platforms for arg in ("--platform", platform)],
-                       *wheels)
-  if status != 0:
-    lines = [line for line in output.splitlines() if line.strip()]
-    raise SiteError(f"installing the wheels into {site} failed: "
-                    f"{(lines or ['no output'])[-1].strip()}")
 
 
 def trim_site(site):
