@@ -180,9 +180,10 @@ def transformer_tiny_multi30k():
   d_model=128, d_ff=256, h=4, shared embeddings; P_drop 0.3 on residuals and embeddings,
   none on attention weights or inside the feed-forward network; batches of 4,096 tokens; a
   warmup of 2,000 steps to a peak learning rate of 5e-3 (constant 2.53), then rsqrt decay;
-  beyond their recipe, the rate falls linearly to 0 over the run's last 3,000 steps
-  (linear_decay: under --train_minutes, the steps before the time limit; 1,500 such steps
-  after their schedule's 14,201 gave +0.6 BLEU on val, docs/results.md).
+  beyond their recipe, the rate falls linearly to 0 over the run's last 3,000 steps, or its
+  second half if shorter (linear_decay: under --train_minutes, the steps before the time
+  limit; 1,500 such steps after their schedule's 14,201 gave +0.6 BLEU on val,
+  docs/results.md).
   About 1.9 steps a second on 2 cores of a Zen 4 EPYC (8,000 updates in 70 minutes), 1.2-1.3
   on 2 cores of an AVX2-only EPYC."""
   return replace(transformer_small_multi30k(), hidden_size=128, filter_size=256,

@@ -52,7 +52,7 @@ class HParams:
   learning_rate_schedule: str = "constant*linear_warmup*rsqrt_decay*rsqrt_hidden_size"
   learning_rate_constant: float = 1.0   # Paper 1.0; tensor2tensor v3 uses 2.0.
   learning_rate_warmup_steps: int = 4000
-  learning_rate_decay_steps: int = 5000  # linear_decay's length: the run's last N steps.
+  learning_rate_decay_steps: int = 5000  # linear_decay: the run's last N steps (at most half).
   optimizer_adam_beta1: float = 0.9
   optimizer_adam_beta2: float = 0.98    # tensor2tensor v3 uses 0.997.
   optimizer_adam_epsilon: float = 1e-9

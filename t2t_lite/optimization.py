@@ -15,8 +15,11 @@ class FactorSchedule(keras.optimizers.schedules.LearningRateSchedule):
     linear_warmup       min(1, step / warmup)
     rsqrt_decay         max(step, warmup) ** -0.5
     rsqrt_hidden_size   d_model ** -0.5
-    linear_decay        clip((end_step - step + 1) / decay_steps, 0, 1): 1 until the last
-                        `decay_steps` steps, then straight down to 0 after `end_step`
+    linear_decay        clip((end_step - step + 1) / length, 0, 1): 1 until the run's
+                        last `length` steps, then straight down to 0 after `end_step`;
+                        length = min(decay_steps, end_step / 2): a run shorter than twice
+                        `decay_steps` decays over its second half, so that it reaches its
+                        peak rate first
 
   All four first ones with constant=1 are the paper's formula, d_model^-0.5 *
   min(step^-0.5, step * warmup^-1.5) (tensor2tensor's transformer_base_v3 has constant 2
@@ -56,14 +59,17 @@ class FactorSchedule(keras.optimizers.schedules.LearningRateSchedule):
         "linear_warmup": lambda: ops.minimum(1.0, step / warmup),
         "rsqrt_decay": lambda: ops.rsqrt(ops.maximum(step, warmup)),
         "rsqrt_hidden_size": lambda: self.hidden_size ** -0.5,
-        "linear_decay": lambda: ops.clip(
-            (ops.cast(self.end_step, "float32") - step + 1.0) / float(self.decay_steps),
-            0.0, 1.0),
+        "linear_decay": lambda: self._linear_decay(step),
     }
     rate = ops.ones_like(step)
     for name in self.factors:
       rate = rate * values[name]()
     return rate
+
+  def _linear_decay(self, step):
+    end = ops.cast(self.end_step, "float32")
+    length = ops.minimum(float(self.decay_steps), ops.maximum(end / 2.0, 1.0))
+    return ops.clip((end - step + 1.0) / length, 0.0, 1.0)
 
   def get_config(self):
     return {"hidden_size": self.hidden_size, "warmup_steps": self.warmup_steps,

@@ -133,6 +133,19 @@ def test_the_end_of_linear_decay_moves():
   assert float(schedule(100)) == 0.0  # Past the end.
 
 
+def test_a_run_shorter_than_twice_the_decay_decays_over_its_second_half():
+  # 3,000 decay steps and a run that ends at step 2,000 (warmup 2,000): without the cap the
+  # rate would fall from the first step and never reach the warmup's peak.
+  hparams = HParams(learning_rate_schedule="constant*linear_decay",
+                    learning_rate_decay_steps=3000)
+  schedule = learning_rate_schedule(hparams, end_step=2000)
+  assert float(schedule(999)) == 1.0  # Step 1,000: the first half is undecayed.
+  assert float(schedule(1499)) == pytest.approx(0.501, rel=1e-5)  # Steps 1,500-2,000 left.
+  assert float(schedule(1999)) == pytest.approx(0.001, rel=1e-4)  # The last step.
+  schedule.set_end_step(10000)  # A long run: the last 3,000 steps, as set.
+  assert float(schedule(6999)) == 1.0 and float(schedule(8499)) == pytest.approx(1501 / 3000)
+
+
 def test_linear_decay_without_its_length_is_a_one_line_error():
   from t2t_lite.errors import UserError
   with pytest.raises(UserError, match="has linear_decay, but learning_rate_decay_steps=0; "
