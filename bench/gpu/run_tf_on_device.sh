@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # t2t_lite on TensorFlow on a GPU machine with no internet and no TensorFlow, from the
 # offline bundle (t2t_lite/offline_bundle.py). One stage per call, each well inside 10 minutes
-# (times from an H200 session with the site bundle below):
+# (times from H200 sessions with the site bundle below):
 #
-#   bash bench/gpu/run_tf_on_device.sh unpack           # ~1 min: join, extract, GPU and XLA seen?
-#   bash bench/gpu/run_tf_on_device.sh two_replicas     # ~1 min: MirroredStrategy, 2 logical GPUs
-#   bash bench/gpu/run_tf_on_device.sh bench_training   # 3.3 min for base and big at one batch
+#   bash bench/gpu/run_tf_on_device.sh unpack           # 56 s: join, extract (34 s), GPU and XLA
+#   bash bench/gpu/run_tf_on_device.sh two_replicas     # 51 s: MirroredStrategy, 2 logical GPUs
+#   bash bench/gpu/run_tf_on_device.sh bench_training   # 1.6 min a model at one batch
 #                                                       #   (BENCH_ARGS): JAX and TF steps
-#   bash bench/gpu/run_tf_on_device.sh bench_decoding   # JAX and TF decoding
-#   bash bench/gpu/run_tf_on_device.sh multi30k_train   # datagen, t2t-trainer (XLA, bf16),
-#                                                       #   TRAIN_MINUTES of training
-#   bash bench/gpu/run_tf_on_device.sh multi30k_decode  # avg-all, decoder (last, averaged),
-#                                                       #   exporter, t2t-bleu on test_2016_flickr
+#   bash bench/gpu/run_tf_on_device.sh bench_decoding   # JAX and TF decoding (not yet run)
+#   bash bench/gpu/run_tf_on_device.sh multi30k_train   # datagen, t2t-trainer (XLA, bf16):
+#                                                       #   TRAIN_MINUTES + 45 s (5.7 min for 5)
+#   bash bench/gpu/run_tf_on_device.sh multi30k_decode  # 2.8 min: avg-all, decoder (averaged),
+#                                                       #   exporter, decoder (last), t2t-bleu
+#                                                       #   on test_2016_flickr
 #
 # Before the first stage the bundle's parts must be in $BUNDLE (default /tmp/bundle) on the
 # device machine, and for the Multi30k stages the raw files in $MULTI30K (default
@@ -28,7 +29,7 @@
 #   cp ../shared/data/multi30k/*.en ../shared/data/multi30k/*.de .carry/multi30k/
 #
 # then device calls, each right after the last (about 5 s of device time each; the first,
-# which starts the machine, took 30 s):
+# which starts the machine, took 30 s; all seven parts, 55 s):
 #   run(carry=[".carry/manifest.json", ".carry/bundle.part000"],
 #     command="mkdir -p /tmp/bundle && mv .carry/manifest.json .carry/bundle.part000 /tmp/bundle/")
 #   run(carry=[".carry/bundle.partN"], command="mv .carry/bundle.partN /tmp/bundle/")
