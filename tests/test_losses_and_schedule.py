@@ -134,8 +134,8 @@ def test_the_end_of_linear_decay_moves():
 
 
 def test_a_run_shorter_than_twice_the_decay_decays_over_its_second_half():
-  # 3,000 decay steps and a run that ends at step 2,000 (warmup 2,000): without the cap the
-  # rate would fall from the first step and never reach the warmup's peak.
+  # 3,000 decay steps and a run that ends at step 2,000: without the cap the rate would fall
+  # from the first step on (and a warmup of 2,000 steps would never reach its peak).
   hparams = HParams(learning_rate_schedule="constant*linear_decay",
                     learning_rate_decay_steps=3000)
   schedule = learning_rate_schedule(hparams, end_step=2000)
