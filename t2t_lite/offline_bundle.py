@@ -457,7 +457,8 @@ def site_files(wheels, work, args, platforms, left_out):
   """--site: the wheels installed into a site folder here, trimmed and stripped (adds to
   `left_out`) -> ({name in the bundle: path}, compression, bytes stripped)."""
   site = os.path.join(work, "site")
-  runtime = [path for path in wheels if distribution_of(path) == offline_site.CUDA_RUNTIME_DISTRIBUTION]
+  runtime = [path for path in wheels
+             if distribution_of(path) == offline_site.CUDA_RUNTIME_DISTRIBUTION]
   wheels = [path for path in wheels if path not in runtime]
   status, output = _pip("install", "--no-index", "--no-deps", "--no-compile", "--quiet",
                         "--disable-pip-version-check", "--target", site,
