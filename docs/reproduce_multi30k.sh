@@ -20,6 +20,8 @@
 #
 # SEED (default 1): the run's random seed; two seeds, each on one core (taskset), make the
 # two members of an ensemble (docs/results.md).
+# HPARAMS: overrides of the recipe's set, as t2t-trainer's --hparams takes them (e.g.
+# attention_dropout=0.1,relu_dropout=0.1); default none.
 # MULTI30K: a folder with the unpacked raw files (train.en, val.de, ...); default: the
 # shared data folder beside the project. Without the files there, t2t-datagen downloads
 # them into it.
@@ -64,7 +66,7 @@ esac
 [ -f "$DATA/$PROBLEM-test.json" ] || \
   $BIN/t2t-datagen --problem="$PROBLEM" --tmp_dir="$MULTI30K" --data_dir="$DATA"
 
-$BIN/t2t-trainer --problem="$PROBLEM" "${TRAIN[@]}" --data_dir="$DATA" --output_dir="$RUN" \
+$BIN/t2t-trainer --problem="$PROBLEM" "${TRAIN[@]}" --hparams="${HPARAMS:-}" --data_dir="$DATA" --output_dir="$RUN" \
   --random_seed="${SEED:-1}" --eval_steps=0 --decode_hparams=beam_size=1 \
   --save_checkpoints_steps=100 --save_checkpoints_secs=0
 
