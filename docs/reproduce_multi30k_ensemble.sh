@@ -9,9 +9,10 @@
 #
 # Each seed's run, its averages and its own decodings land in RUN_ROOT/seed1 and
 # RUN_ROOT/seed2 (logs: RUN_ROOT/seed1.log, ...); the ensemble's in RUN_ROOT/ensemble.
-# TRAIN_MINUTES, AVERAGE, BEAM, ALPHA, PRECISION and MULTI30K are reproduce_multi30k.sh's
-# settings and pass through to both runs. The wall time is one run's (about 2 h 15 min at
-# the default two hours of training), plus the ensemble's four decodings.
+# TRAIN_MINUTES, AVERAGE, BEAM, ALPHA, PRECISION, HPARAMS and MULTI30K are
+# reproduce_multi30k.sh's settings and pass through to both runs. The wall time is one
+# run's (about 2 h 15 min at the default two hours of training), plus the ensemble's four
+# decodings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIR=${1:-ende_lc}
