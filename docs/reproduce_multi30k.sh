@@ -67,8 +67,8 @@ esac
   $BIN/t2t-datagen --problem="$PROBLEM" --tmp_dir="$MULTI30K" --data_dir="$DATA"
 
 $BIN/t2t-trainer --problem="$PROBLEM" "${TRAIN[@]}" --hparams="${HPARAMS:-}" \
-  --data_dir="$DATA" --output_dir="$RUN" --random_seed="${SEED:-1}" --eval_steps=0 --decode_hparams=beam_size=1 \
-  --save_checkpoints_steps=100 --save_checkpoints_secs=0
+  --data_dir="$DATA" --output_dir="$RUN" --random_seed="${SEED:-1}" --eval_steps=0 \
+  --decode_hparams=beam_size=1 --save_checkpoints_steps=100 --save_checkpoints_secs=0
 
 $BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n="$AVERAGE"
 
