@@ -62,6 +62,8 @@ class HParams:
   max_length: int = 256                 # Longest example in tokens; also learned-positions size.
   min_length_bucket: int = 8            # The shortest length bucket's boundary.
   length_bucket_step: float = 1.1       # Each bucket boundary over the one before (at least +1).
+  bpe_dropout: float = 0.0              # Training text resegmented, each merge skipped with
+                                        # this probability (Provilkov et al. 2020; 0.1 theirs).
 
   def __post_init__(self):
     for name, allowed in CHOICES.items():
@@ -90,7 +92,7 @@ class HParams:
       raise UserError(f"hparams length_bucket_step={self.length_bucket_step} must be above 1 "
                       f"(tensor2tensor's default is 1.1)")
     for name in ("layer_prepostprocess_dropout", "attention_dropout", "relu_dropout",
-                 "label_smoothing"):
+                 "label_smoothing", "bpe_dropout"):
       if not 0.0 <= getattr(self, name) < 1.0:
         raise UserError(f"hparams {name}={getattr(self, name)} must be in [0, 1)")
 

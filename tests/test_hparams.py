@@ -188,6 +188,7 @@ def test_bad_overrides_are_one_line_errors(overrides, expected):
     ("num_heads=3,attention_value_channels=512,attention_key_channels=96",
      "attention_value_channels=512 must be divisible by num_heads=3"),
     ("layer_prepostprocess_dropout=1.5", "must be in [0, 1)"),
+    ("bpe_dropout=1", "hparams bpe_dropout=1.0 must be in [0, 1)"),
     ("hidden_size=0", "hidden_size=0 must be positive"),
     ("length_bucket_step=1", "length_bucket_step=1.0 must be above 1"),
 ])

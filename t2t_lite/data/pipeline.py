@@ -12,10 +12,13 @@ DEFAULT_SEED = 0          # The seed of deterministic mode when none is given.
 
 
 def make_dataset(info, hparams, *, training, shuffle, deterministic, num_shards, shard_index,
-                 seed, repeat, pad_to_bucket_boundary=False):
+                 seed, repeat, pad_to_bucket_boundary=False, resegmenters=None):
   """Batches of one generated split; see `TextPairProblem.dataset` for the contract.
 
   info: the split's `records.SplitInfo`.
+  resegmenters: (inputs function, targets function), each ids [length] -> ids [length'],
+    applied to every training example as it is read (`Vocabulary.resegmenter`), so each
+    epoch sees new segmentations; None leaves the records' ids as they are.
   Returns a tf.data.Dataset of {"inputs": [batch, s] int32, "targets": [batch, t] int32}.
   """
   _check_sharding(num_shards, shard_index)
@@ -41,6 +44,11 @@ def make_dataset(info, hparams, *, training, shuffle, deterministic, num_shards,
   if not shard_files:
     serialized = serialized.shard(num_shards, shard_index)
   examples = records.parse_dataset(serialized, deterministic=deterministic)
+  if training and resegmenters:
+    inputs_of, targets_of = resegmenters
+    examples = examples.map(
+        lambda ex: {"inputs": inputs_of(ex["inputs"]), "targets": targets_of(ex["targets"])},
+        num_parallel_calls=tf.data.AUTOTUNE, deterministic=deterministic)
   if training:
     examples = examples.filter(lambda ex: batching.example_length(ex) <= max_length)
   if shuffle:

@@ -208,6 +208,8 @@ class TextPairProblem:
 
     training: drop (and log the count of) examples longer than
       `hparams.max_length` tokens on either side; eval keeps every example.
+      With `hparams.bpe_dropout` above 0, training examples are segmented anew
+      (BPE-dropout) each time they are read; eval's are as generated.
     shuffle: shuffle files, examples and batches; defaults to `training`.
     deterministic: the same batches in the same order on every run for a
       given seed (seed 0 when None); otherwise faster, unordered reading.
@@ -218,9 +220,14 @@ class TextPairProblem:
       shapes for XLA) instead of the batch's longest example.
     """
     info = self.split_info(split, data_dir)
+    resegmenters = None
+    if training and hparams.bpe_dropout:
+      resegmenters = tuple(vocab.resegmenter(hparams.bpe_dropout)
+                           for vocab in self.vocabularies(data_dir))
     return pipeline.make_dataset(info, hparams, training=training,
                                  shuffle=training if shuffle is None else shuffle,
                                  deterministic=deterministic, num_shards=num_shards,
                                  shard_index=shard_index, seed=seed,
                                  repeat=training if repeat is None else repeat,
-                                 pad_to_bucket_boundary=pad_to_bucket_boundary)
+                                 pad_to_bucket_boundary=pad_to_bucket_boundary,
+                                 resegmenters=resegmenters)

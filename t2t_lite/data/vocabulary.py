@@ -173,6 +173,19 @@ class Vocabulary(tf.Module):
       kept = tf.ragged.boolean_mask(ids, keep)  # [batch, (kept)]
     return self.tokenizer.detokenize(kept)
 
+  def resegmenter(self, dropout):
+    """A function giving the same text in a sampled segmentation: BPE-dropout (Provilkov
+    et al. 2020), each BPE merge skipped with probability `dropout`.
+
+    It maps ids [length] int32 ending with EOS_ID to ids [length'] int32 ending with
+    EOS_ID that decode to the same text. The sampling is SentencePiece's own, so
+    TensorFlow's seeds do not make it reproducible.
+    """
+    with quiet.chatter_hidden():
+      sampler = tf_text.SentencepieceTokenizer(model=self.model_proto, out_type=tf.int32,
+                                               add_eos=True, nbest_size=-1, alpha=dropout)
+    return lambda ids: sampler.tokenize(self.decode(ids))
+
   def pieces(self):
     """Every piece, by id (a list of str)."""
     with quiet.chatter_hidden():
