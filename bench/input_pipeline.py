@@ -3,7 +3,7 @@
 The peer in the same run is a naive pipeline: it parses the records one by
 one in file order and pads them into batches of a fixed number of examples;
 each row's ratio says what batched parsing, length bucketing, filtering and
-shuffling gain or cost.
+shuffling gain or cost, and the last row what BPE-dropout's resegmentation costs.
 Compare the tokens/s with what a training step consumes (batch_size tokens
 per step per replica) to see whether input can keep up.
 
@@ -62,6 +62,8 @@ def main():
   parser.add_argument("--batch_size", type=int, default=4096, help="Tokens per batch.")
   parser.add_argument("--max_length", type=int, default=256)
   parser.add_argument("--seconds", type=float, default=5.0, help="Time per row.")
+  parser.add_argument("--bpe_dropout", type=float, default=0.1,
+                      help="The resegmenting row's hparams.bpe_dropout.")
   args = parser.parse_args()
 
   import t2t_lite.problems  # noqa: F401
@@ -90,6 +92,8 @@ def main():
       ("eval, in order", dict(training=False, repeat=True)),
   ):
     rows.append((label, problem.dataset(args.split, data_dir, hparams, **options)))
+  rows.append((f"train, shuffled, bpe_dropout={args.bpe_dropout}", problem.dataset(
+      args.split, data_dir, hparams.override(f"bpe_dropout={args.bpe_dropout}"), training=True)))
 
   print(f"\n{info.problem} {args.split}: {info.examples:,} examples, batch_size="
         f"{args.batch_size} tokens, max_length={args.max_length}, {os.cpu_count()} CPUs, "
