@@ -222,8 +222,10 @@ class TextPairProblem:
     info = self.split_info(split, data_dir)
     resegmenters = None
     if training and hparams.bpe_dropout:
-      resegmenters = tuple(vocab.resegmenter(hparams.bpe_dropout)
-                           for vocab in self.vocabularies(data_dir))
+      inputs, targets = self.vocabularies(data_dir)
+      resegment_inputs = inputs.resegmenter(hparams.bpe_dropout)
+      resegmenters = (resegment_inputs, resegment_inputs if targets is inputs
+                      else targets.resegmenter(hparams.bpe_dropout))
     return pipeline.make_dataset(info, hparams, training=training,
                                  shuffle=training if shuffle is None else shuffle,
                                  deterministic=deterministic, num_shards=num_shards,
