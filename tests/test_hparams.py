@@ -123,7 +123,7 @@ def test_the_tiny_multi30k_set_is_wu_et_als_recipe():
           hparams.num_heads, hparams.batch_size) == (4, 128, 256, 4, 4096)
   assert hparams.pre_norm and hparams.shared_embedding_and_softmax_weights
   assert (hparams.layer_prepostprocess_dropout, hparams.attention_dropout,
-          hparams.relu_dropout) == (0.3, 0.0, 0.0)
+          hparams.relu_dropout) == (0.2, 0.0, 0.0)  # Theirs is 0.3: 0.2 won on val.
   schedule = learning_rate_schedule(hparams, end_step=20000)
   peak = float(schedule(2000 - 1))  # Step 2,000, the end of warmup: their 5e-3.
   assert peak == pytest.approx(5e-3, rel=2e-3)
