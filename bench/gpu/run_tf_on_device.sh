@@ -6,10 +6,13 @@
 #   bash bench/gpu/run_tf_on_device.sh unpack           # 56 s: join, extract (34 s), GPU and XLA
 #   bash bench/gpu/run_tf_on_device.sh two_replicas     # 51 s: MirroredStrategy, 2 logical GPUs
 #   bash bench/gpu/run_tf_on_device.sh bench_training   # 1.6 min a model at one batch
-#                                                       #   (BENCH_ARGS): JAX and TF steps
-#   bash bench/gpu/run_tf_on_device.sh bench_decoding   # JAX and TF decoding (not yet run)
-#   bash bench/gpu/run_tf_on_device.sh multi30k_train   # datagen, t2t-trainer (XLA, bf16):
-#                                                       #   TRAIN_MINUTES + 45 s (5.7 min for 5)
+#                                                       #   (BENCH_ARGS): JAX and TF steps,
+#                                                       #   PyTorch's unless --no_torch
+#   bash bench/gpu/run_tf_on_device.sh bench_decoding   # JAX and TF decoding (PyTorch's
+#                                                       #   too unless --no_torch)
+#   bash bench/gpu/run_tf_on_device.sh multi30k_train   # datagen, t2t-trainer (XLA,
+#                                                       #   PRECISION): TRAIN_MINUTES + 45 s
+#                                                       #   (5.7 min for 5)
 #   bash bench/gpu/run_tf_on_device.sh multi30k_decode  # 2.8 min: avg-all, decoder (averaged),
 #                                                       #   exporter, decoder (last), t2t-bleu
 #                                                       #   on test_2016_flickr
@@ -46,6 +49,7 @@ TARGET=${TARGET:-/tmp/t2t_tf}
 RUNS=${RUNS:-/tmp/t2t_runs}
 MULTI30K=${MULTI30K:-/tmp/multi30k}
 TRAIN_MINUTES=${TRAIN_MINUTES:-8}
+PRECISION=${PRECISION:-bfloat16}  # t2t-trainer's --mixed_precision: bfloat16 or float16
 HPARAMS_SET=${HPARAMS_SET:-transformer_tiny_multi30k}  # docs/results.md's best Multi30k set
 # Beam 4 with that set's val-chosen alpha; all 1,000 test sentences in one batch: XLA
 # compiles the search once per (batch, width), tens of seconds each on a GPU.
@@ -57,7 +61,7 @@ DECODE_RUNS=${DECODE_RUNS:-ende_avg ende}  # the averaged checkpoint first, then
 # hold about the recipe's 4,096 real tokens (batch_size counts padded tokens).
 TRAIN_HPARAMS=${TRAIN_HPARAMS:-min_length_bucket=64,length_bucket_step=2,batch_size=16384}
 RESULTS=${OUT:-$RUNS/results}
-BENCH_ARGS=${BENCH_ARGS:-}  # e.g. "--models=big --tokens=32768 --repeats=3"
+BENCH_ARGS=${BENCH_ARGS:-}  # e.g. "--models=big --tokens=32768 --repeats=3 --no_torch"
 PYTHON=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-1}
 mkdir -p "$RUNS" "$RESULTS"
@@ -88,22 +92,23 @@ case "$STAGE" in
     with_jax "$PYTHON" -m bench.gpu.two_replicas --tf_target="$TARGET" | tee "$RESULTS/two_replicas.txt"
     ;;
   bench_training)
-    with_jax "$PYTHON" -m bench.gpu --only=training --no_torch --tf_target="$TARGET" $BENCH_ARGS \
+    with_jax "$PYTHON" -m bench.gpu --only=training --tf_target="$TARGET" $BENCH_ARGS \
       --output=- --json="$RESULTS/tf_training.json" | tee "$RESULTS/tf_training.txt"
     ;;
   bench_decoding)
-    with_jax "$PYTHON" -m bench.gpu --only=decoding --no_torch --tf_target="$TARGET" $BENCH_ARGS \
+    with_jax "$PYTHON" -m bench.gpu --only=decoding --tf_target="$TARGET" $BENCH_ARGS \
       --output=- --json="$RESULTS/tf_decoding.json" | tee "$RESULTS/tf_decoding.txt"
     ;;
   multi30k_train)
     # docs/reproduce_multi30k.sh's tiny recipe (one seed), under a GPU's time budget.
+    # PRECISION=float16 trains with Keras's LossScaleOptimizer (dynamic loss scaling).
     with_tensorflow bash -c "
       set -euo pipefail
       time t2t-datagen --problem=translate_ende_multi30k --tmp_dir='$MULTI30K' \
         --data_dir='$RUNS/data'
       time t2t-trainer --problem=translate_ende_multi30k --hparams_set=$HPARAMS_SET \
         --hparams='$TRAIN_HPARAMS' --data_dir='$RUNS/data' --output_dir='$RUNS/ende' \
-        --xla --mixed_precision=bfloat16 \
+        --xla --mixed_precision=$PRECISION \
         --train_steps=1000000 --train_minutes=$TRAIN_MINUTES --random_seed=1 \
         --local_eval_frequency=4000 --eval_decode_sentences=300 --eval_steps=0 \
         --decode_hparams=beam_size=1,batch_size=300 --save_checkpoints_steps=150 \
