@@ -30,3 +30,20 @@ def test_a_time_limit_caps_the_eta(monkeypatch):
   assert eta_seconds(progress_at(monkeypatch, 60.0, minutes=5), 100) == 240
   # A limit later than the last step leaves the steps' ETA.
   assert eta_seconds(progress_at(monkeypatch, 60.0, minutes=60), 100) == 540
+
+
+def test_a_run_stopped_early_ends_on_its_own_step():
+  # A line an hour, the first an hour in: no step shows until the run ends.
+  progress = Progress(1000, 0, stream=io.StringIO(), interval=3600.0)
+  for step in (1, 2, 3):
+    progress.update(step, loss=1.0, tokens=100.0, learning_rate=1e-3)
+  progress.finish()
+  progress.finish()  # Already shown: not again.
+  shown = re.findall(r"step (\d+)/1000", progress.line.stream.getvalue())
+  assert shown == ["3"]
+
+
+def test_finishing_before_any_step_shows_nothing():
+  progress = Progress(1000, 0, stream=io.StringIO(), interval=0.0)
+  progress.finish()
+  assert progress.line.stream.getvalue() == ""

@@ -1,4 +1,4 @@
-"""Keras's global dtype policy for the duration of a run."""
+"""Mixed precision in a run: Keras's global dtype policy, and float16's loss scaling."""
 
 import contextlib
 
@@ -16,3 +16,12 @@ def dtype_policy(mixed_precision):
     yield
   finally:
     keras.mixed_precision.set_dtype_policy(previous)
+
+
+def skipped_updates_line(skipped, optimizer):
+  """`float16 loss scaling skipped 12 updates ...`: steps whose gradients overflowed (the
+  LossScaleOptimizer halves its scale and applies nothing), with the scale reached."""
+  scale = getattr(optimizer, "dynamic_scale", None)
+  reached = f"; the loss scale is now {float(scale):g}" if scale is not None else ""
+  return (f"float16 loss scaling skipped {skipped} update(s) whose gradients overflowed "
+          f"(the step count did not advance for them){reached}")

@@ -20,20 +20,32 @@ class Progress:
     self.line = ProgressLine(stream, interval=interval)
     self._start_step = first_step
     self._tokens = 0.0
+    self._latest = self._shown = None  # (step, loss, learning rate)
 
   def update(self, step, loss, tokens, learning_rate):
     """After `step`: loss per token, the step's tokens, the learning rate it used."""
     self._tokens += tokens
+    self._latest = (step, loss, learning_rate)
     last = step >= self.total_steps
-    if not (last or self.line.due()):
-      return
+    if last or self.line.due():
+      self._show(force=last)
+
+  def finish(self):
+    """Shows the latest step's line if it has not shown: a run stopped by --train_minutes or
+    a signal ends on its own step, not on the one of up to `interval` seconds before."""
+    if self._latest is not None and self._latest != self._shown:
+      self._show(force=True)
+
+  def _show(self, force):
+    step, loss, learning_rate = self._latest
     elapsed = self.line.elapsed()
     eta = (self.total_steps - step) * elapsed / max(step - self._start_step, 1)
     if self.seconds:
       eta = min(eta, self.seconds - elapsed)
     self.line.show(f"step {step}/{self.total_steps} | loss {loss:.4f} | "
                    f"{self._tokens / elapsed:,.0f} tok/s | lr {learning_rate:.3g} | "
-                   f"ETA {format_duration(eta)}", force=last)
+                   f"ETA {format_duration(eta)}", force=force)
+    self._shown = self._latest
 
   def tokens_per_second(self):
     return self._tokens / self.line.elapsed()

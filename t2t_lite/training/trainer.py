@@ -32,7 +32,7 @@ from t2t_lite.training.divergence import LossWatch, check_loss
 from t2t_lite.training.early_stopping import MetricWatch
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.output_dir_guard import guarding
-from t2t_lite.training.precision import dtype_policy
+from t2t_lite.training.precision import dtype_policy, skipped_updates_line
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
 from t2t_lite.training.stopping import (EvaluationInterrupted, StopRequested, TimeLimit,
@@ -207,7 +207,7 @@ class _Loop:
     if resumed:
       print(f"resuming from {resumed} (step {step})", flush=True)
     progress = Progress(config.train_steps, step, minutes=config.train_minutes)
-    flops, start = 0.0, time.monotonic()
+    flops, start, skipped = 0.0, time.monotonic(), 0
     time_limit, losses = TimeLimit(config.train_minutes), LossWatch(self.target_vocab_size)
     # Signals stop the loop after its step, cut an evaluation short (not on several workers,
     # whose evaluations are collective) and never a save (`stopping`).
@@ -230,6 +230,7 @@ class _Loop:
         self._write_train_summaries(step, stats, learning_rate, progress.tokens_per_second())
         # float16 loss scaling skips the update (and the step) when gradients overflow.
         advanced = step > previous
+        skipped += not advanced
         if advanced and self.evaluator and step % config.local_eval_frequency == 0:
           last_eval = self._evaluate(step, progress, stop) or last_eval
         if advanced and self.checkpoints.due(step):
@@ -237,6 +238,9 @@ class _Loop:
         if self.watch and self.watch.stop_reason:
           progress.message(self.watch.stop_reason)
           break
+      progress.finish()
+      if skipped:
+        progress.message(skipped_updates_line(skipped, self.optimizer))
       path = self._save(step)
       if time_limit.reached() and step < config.train_steps and not stop.signal_name:
         progress.message(time_limit.describe(path, step))
