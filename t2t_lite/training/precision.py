@@ -19,7 +19,7 @@ def dtype_policy(mixed_precision):
 
 
 def skipped_updates_line(skipped, optimizer):
-  """`float16 loss scaling skipped 12 updates ...`: steps whose gradients overflowed (the
+  """`float16 loss scaling skipped 12 update(s) ...`: steps whose gradients overflowed (the
   LossScaleOptimizer halves its scale and applies nothing), with the scale reached."""
   scale = getattr(optimizer, "dynamic_scale", None)
   reached = f"; the loss scale is now {float(scale):g}" if scale is not None else ""
