@@ -25,6 +25,8 @@
 # MULTI30K: a folder with the unpacked raw files (train.en, val.de, ...); default: the
 # shared data folder beside the project. Without the files there, t2t-datagen downloads
 # them into it.
+# DATA: the folder t2t-datagen writes (default RUN_ROOT/data). Runs started together may
+# share one: the first makes it, under a lock, and the others wait for it and reuse it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIR=${1:-ende}
@@ -34,7 +36,7 @@ MULTI30K=${MULTI30K:-../shared/data/multi30k}
 SOURCE=${PAIR:0:2}
 TARGET=${PAIR:2:2}
 PROBLEM=translate_${PAIR:0:4}_multi30k${PAIR:4}
-DATA=$ROOT/data
+DATA=${DATA:-$ROOT/data}
 RUN=$ROOT/$PAIR; [ "$RECIPE" = tiny ] && RUN=$ROOT/${PAIR}_tiny
 AVG=${RUN}_avg
 OUT=${RUN}_decoded
@@ -63,8 +65,12 @@ case $RECIPE in
   *) echo "unknown recipe $RECIPE: tiny or small" >&2; exit 2 ;;
 esac
 
-[ -f "$DATA/$PROBLEM-test.json" ] || \
-  $BIN/t2t-datagen --problem="$PROBLEM" --tmp_dir="$MULTI30K" --data_dir="$DATA"
+mkdir -p "$DATA"
+(
+  flock 9
+  [ -f "$DATA/$PROBLEM-test.json" ] || \
+    $BIN/t2t-datagen --problem="$PROBLEM" --tmp_dir="$MULTI30K" --data_dir="$DATA"
+) 9> "$DATA/.datagen.lock"
 
 $BIN/t2t-trainer --problem="$PROBLEM" "${TRAIN[@]}" --hparams="${HPARAMS:-}" \
   --data_dir="$DATA" --output_dir="$RUN" --random_seed="${SEED:-1}" --eval_steps=0 \

@@ -13,7 +13,7 @@
 # spends the same two hours of two cores as the default on four one-hour members.
 # Each seed's run, its averages and its own decodings land in RUN_ROOT/seed1,
 # RUN_ROOT/seed2, ... (logs: RUN_ROOT/seed1.log, ...); the ensemble's in RUN_ROOT/ensemble.
-# The data is made once, in RUN_ROOT/seed1/data, and copied to the other seeds (one
+# All members read one data folder, RUN_ROOT/data, made by the first of them (one
 # vocabulary for all members, as an ensemble needs).
 # TRAIN_MINUTES, AVERAGE, BEAM, ALPHA, PRECISION, HPARAMS and MULTI30K are
 # reproduce_multi30k.sh's settings and pass through to every run. The wall time at the
@@ -26,18 +26,10 @@ MEMBERS=${MEMBERS:-2}
 MULTI30K=${MULTI30K:-../shared/data/multi30k}
 SOURCE=${PAIR:0:2}
 TARGET=${PAIR:2:2}
-PROBLEM=translate_${PAIR:0:4}_multi30k${PAIR:4}
 BIN=.venv/bin
 export BEAM=${BEAM:-5} ALPHA=${ALPHA:-1.4}  # reproduce_multi30k.sh's defaults, for every run.
 [[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "MEMBERS must be a positive count, not '$MEMBERS'" >&2; exit 2; }
-
-DATA=$ROOT/seed1/data
-[ -f "$DATA/$PROBLEM-test.json" ] || \
-  $BIN/t2t-datagen --problem="$PROBLEM" --tmp_dir="$MULTI30K" --data_dir="$DATA"
-for (( SEED = 2; SEED <= MEMBERS; SEED++ )); do
-  [ -f "$ROOT/seed$SEED/data/$PROBLEM-test.json" ] || \
-    { mkdir -p "$ROOT/seed$SEED"; cp -r "$DATA" "$ROOT/seed$SEED/"; }
-done
+export DATA=$ROOT/data
 
 CORES=$(nproc)
 HALF=$(( CORES > 1 ? CORES / 2 : 1 ))
@@ -45,6 +37,7 @@ CPU_LISTS=("0-$(( HALF - 1 ))" "$(( CORES > 1 ? HALF : 0 ))-$(( CORES - 1 ))")  
 for (( FIRST = 1; FIRST <= MEMBERS; FIRST += 2 )); do
   PIDS=()
   for (( SEED = FIRST; SEED <= MEMBERS && SEED < FIRST + 2; SEED++ )); do
+    mkdir -p "$ROOT/seed$SEED"
     SEED=$SEED taskset -c "${CPU_LISTS[SEED - FIRST]}" docs/reproduce_multi30k.sh "$PAIR" \
       "$ROOT/seed$SEED" tiny > "$ROOT/seed$SEED.log" 2>&1 &
     PIDS+=($!)
