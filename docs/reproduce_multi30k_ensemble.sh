@@ -30,6 +30,7 @@ BIN=.venv/bin
 export BEAM=${BEAM:-5} ALPHA=${ALPHA:-1.4}  # reproduce_multi30k.sh's defaults, for every run.
 [[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "MEMBERS must be a positive count, not '$MEMBERS'" >&2; exit 2; }
 export DATA=$ROOT/data
+mkdir -p "$ROOT"  # for the members' logs; each run makes its own folders.
 
 CORES=$(nproc)
 HALF=$(( CORES > 1 ? CORES / 2 : 1 ))
@@ -37,7 +38,6 @@ CPU_LISTS=("0-$(( HALF - 1 ))" "$(( CORES > 1 ? HALF : 0 ))-$(( CORES - 1 ))")  
 for (( FIRST = 1; FIRST <= MEMBERS; FIRST += 2 )); do
   PIDS=()
   for (( SEED = FIRST; SEED <= MEMBERS && SEED < FIRST + 2; SEED++ )); do
-    mkdir -p "$ROOT/seed$SEED"
     SEED=$SEED taskset -c "${CPU_LISTS[SEED - FIRST]}" docs/reproduce_multi30k.sh "$PAIR" \
       "$ROOT/seed$SEED" tiny > "$ROOT/seed$SEED.log" 2>&1 &
     PIDS+=($!)
