@@ -12,8 +12,10 @@
 #   recipe, trained for TRAIN_MINUTES (default 120) of wall clock, in mixed bfloat16 where
 #   the CPU has bfloat16 matmuls (AVX512_BF16 or AMX; else float32; PRECISION=float32 or
 #   bfloat16 overrides); greedy BLEU on 300 val sentences every 1,000 steps; the last
-#   AVERAGE (default 20) checkpoints, 100 steps apart, averaged; beam BEAM (5), alpha ALPHA
-#   (1.4): the values chosen on val (docs/results.md). About 2 h 10 min on 2 cores.
+#   AVERAGE (default 20) checkpoints, 100 steps apart, averaged (for runs under an hour
+#   take 10: 20 reach back into the first half, and lost 1.1 on val for 40-minute
+#   members); beam BEAM (5), alpha ALPHA (1.4): the values chosen on val
+#   (docs/results.md). About 2 h 10 min on 2 cores.
 # small: transformer_small_multi30k for TRAIN_STEPS (default 1000: 20-25 minutes of
 #   training on 2 cores of a recent Xeon, up to 1.5 hours on slower 2-core machines), the
 #   last 5 checkpoints averaged, greedy and beam 4: the first reference run.
