@@ -8,11 +8,13 @@
 #
 #   docs/reproduce_multi30k_ensemble.sh [ende|enfr|ende_lc|enfr_lc] [RUN_ROOT]
 #
-# MEMBERS (default 2): how many seeds (1, 2, ...). Members train in rounds of two, so the
+# MEMBERS (default 2): how many seeds. FIRST_SEED (default 1): the first of them; members
+# take seeds FIRST_SEED, FIRST_SEED + 1, ... (a rerun of a layout with other seeds:
+# FIRST_SEED=5 MEMBERS=4 takes 5-8). Members train in rounds of two, so the
 # training's wall time is ceil(MEMBERS / 2) * TRAIN_MINUTES: MEMBERS=4 TRAIN_MINUTES=60
 # spends the same two hours of two cores as the default on four one-hour members.
-# Each seed's run, its averages and its own decodings land in RUN_ROOT/seed1,
-# RUN_ROOT/seed2, ... (logs: RUN_ROOT/seed1.log, ...); the ensemble's in RUN_ROOT/ensemble.
+# Each seed's run, its averages and its own decodings land in RUN_ROOT/seedN for seed N
+# (logs: RUN_ROOT/seedN.log); the ensemble's in RUN_ROOT/ensemble.
 # All members read one data folder, RUN_ROOT/data, made by the first of them (one
 # vocabulary for all members, as an ensemble needs).
 # TRAIN_MINUTES, AVERAGE, BEAM, ALPHA, PRECISION, HPARAMS and MULTI30K are
@@ -23,21 +25,24 @@ cd "$(dirname "$0")/.."
 PAIR=${1:-ende_lc}
 ROOT=${2:-runs/multi30k_ensemble}
 MEMBERS=${MEMBERS:-2}
+FIRST_SEED=${FIRST_SEED:-1}
 MULTI30K=${MULTI30K:-../shared/data/multi30k}
 SOURCE=${PAIR:0:2}
 TARGET=${PAIR:2:2}
 BIN=.venv/bin
 export BEAM=${BEAM:-5} ALPHA=${ALPHA:-1.4}  # reproduce_multi30k.sh's defaults, for every run.
 [[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "MEMBERS must be a positive count, not '$MEMBERS'" >&2; exit 2; }
+[[ "$FIRST_SEED" =~ ^[0-9]+$ ]] || { echo "FIRST_SEED must be a seed (0, 1, ...), not '$FIRST_SEED'" >&2; exit 2; }
+LAST_SEED=$(( FIRST_SEED + MEMBERS - 1 ))
 export DATA=$ROOT/data
 mkdir -p "$ROOT"  # for the members' logs; each run makes its own folders.
 
 CORES=$(nproc)
 HALF=$(( CORES > 1 ? CORES / 2 : 1 ))
 CPU_LISTS=("0-$(( HALF - 1 ))" "$(( CORES > 1 ? HALF : 0 ))-$(( CORES - 1 ))")  # a round's first, second
-for (( FIRST = 1; FIRST <= MEMBERS; FIRST += 2 )); do
+for (( FIRST = FIRST_SEED; FIRST <= LAST_SEED; FIRST += 2 )); do
   PIDS=()
-  for (( SEED = FIRST; SEED <= MEMBERS && SEED < FIRST + 2; SEED++ )); do
+  for (( SEED = FIRST; SEED <= LAST_SEED && SEED < FIRST + 2; SEED++ )); do
     SEED=$SEED taskset -c "${CPU_LISTS[SEED - FIRST]}" docs/reproduce_multi30k.sh "$PAIR" \
       "$ROOT/seed$SEED" tiny > "$ROOT/seed$SEED.log" 2>&1 &
     PIDS+=($!)
@@ -48,7 +53,7 @@ for (( FIRST = 1; FIRST <= MEMBERS; FIRST += 2 )); do
 done
 
 LAST=""; AVERAGED=""
-for (( SEED = 1; SEED <= MEMBERS; SEED++ )); do
+for (( SEED = FIRST_SEED; SEED <= LAST_SEED; SEED++ )); do
   RUN=$ROOT/seed$SEED/${PAIR}_tiny
   LAST+=${LAST:+,}$RUN
   AVERAGED+=${AVERAGED:+,}${RUN}_avg
