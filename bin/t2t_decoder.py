@@ -13,6 +13,9 @@ input + 50; parsing: beam 21, alpha 0.3, input + 300). Every input line gets
 exactly one output line, in order; see `t2t_lite.decoding.translate` for the rules
 (empty lines, truncation of over-long inputs). n_best=K writes K tab-separated
 hypotheses per line; write_scores=True follows each with a tab and its score.
+mbr=True ranks each line's whole beam by minimum Bayes risk first: the hypothesis
+with the highest expected sentence BLEU against the beam comes out
+(t2t_lite.decoding.mbr).
 --score_file scores given `input<TAB>target` lines instead, as tensor2tensor does
 (t2t_lite.decoding.scoring).
 Several comma-separated run directories (one problem, one vocabulary) decode as an

@@ -40,6 +40,7 @@ from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
 from t2t_lite.decoding.token_counts import rule_tables
+from t2t_lite.errors import UserError
 from t2t_lite.run import Run
 from t2t_lite.run.layout import EXPORT_DIR, EXPORT_MARKER
 
@@ -149,11 +150,14 @@ def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_hparams
   is replaced only once the new SavedModel is complete.
   """
   run = Run.read(output_dir)  # On one device: the SavedModel holds plain variables.
+  settings = decode_hparams_for(run.problem, decode_hparams)
+  if settings.mbr:
+    raise UserError("--decode_hparams: mbr=True is t2t-decoder's alone; a SavedModel returns "
+                    "the beam's n_best hypotheses and scores, to rank outside it")
   export_dir = os.path.abspath(export_dir or os.path.join(output_dir, EXPORT_DIR))
   marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path})
   with replacing_directory(export_dir, EXPORT_MARKER, marker,
                            f"--export_dir={export_dir}") as staging:
-    settings = decode_hparams_for(run.problem, decode_hparams)
     run.restore(checkpoint_path)
     # A SavedModel's search has a static input width: "never truncate" keeps max_length.
     max_input_length = settings.input_limit(run.hparams) or run.hparams.max_length

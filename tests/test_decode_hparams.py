@@ -50,6 +50,7 @@ def test_tensor2tensors_max_input_size():
     ("return_beams=yes please", "return_beams=yes please is not a bool"),
     ("beam=4", "unknown name 'beam'; valid names: alpha, batch_size, beam_size"),
     ("n_best=5,beam_size=4", "n_best=5 exceeds beam_size=4"),
+    ("mbr=True,beam_size=1", "mbr=True chooses among a beam's hypotheses; raise beam_size"),
 ])
 def test_bad_settings_are_one_line_errors(overrides, message):
   with pytest.raises(UserError) as error:

@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 from commands import call
+from t2t_lite.decoding.mbr import expected_bleus
 from trainer_runs import BEAM_WITH_OUTPUTS
 
 ODD_LINES = ["", "   ", "Ünïcödé — “quotes” «guillemets» 😀\ttab", "a\u2028line separator"]
@@ -78,6 +79,25 @@ def test_n_best_with_scores(trained_run, newstest_lines, tmp_path):
     assert len(fields) == 6
     scores = [float(score) for score in fields[1::2]]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_mbr_reorders_the_same_beam_by_expected_bleu(trained_run, newstest_lines, tmp_path):
+  _, output_dir, _ = trained_run
+  source = write_lines(tmp_path / "source.en", newstest_lines[6:9])
+  settings = "--decode_hparams=beam_size=4,n_best=4,write_scores=True,extra_length=4"
+  by_score, by_mbr = (decode(output_dir, f"--decode_from_file={source}", settings + extra)
+                      for extra in ("", ",mbr=True"))
+  assert by_score.returncode == by_mbr.returncode == 0, by_mbr.stderr[-3000:]
+  for plain, ranked in zip(by_score.stdout.splitlines(), by_mbr.stdout.splitlines(),
+                           strict=True):
+    plain, ranked = plain.split("\t"), ranked.split("\t")
+    pairs = list(zip(plain[0::2], map(float, plain[1::2])))
+    assert sorted(pairs) == sorted(zip(ranked[0::2], map(float, ranked[1::2])))
+    # Scores are written to 4 decimals: weights off by a factor exp(+-1e-4) at most, so an
+    # expected BLEU (0-100) off by 0.01 at most, each way.
+    texts, scores = zip(*pairs)
+    expected = dict(zip(texts, expected_bleus(texts, scores)))
+    assert expected[ranked[0]] >= max(expected.values()) - 0.02
 
 
 def test_tensor2tensors_decode_hparams_return_every_beam_with_its_score(trained_run,

@@ -37,3 +37,13 @@ def test_exported_model_gives_the_decoders_output(trained_run, shared_data, tmp_
   assert "already holds files this command did not write" in \
       again.stderr.strip().splitlines()[-1]
 
+
+
+def test_mbr_is_refused_in_one_line_before_anything_is_written(trained_run, tmp_path):
+  _, output_dir, _ = trained_run
+  export_dir = tmp_path / "export"
+  refused = call("t2t-exporter", f"--output_dir={output_dir}", f"--export_dir={export_dir}",
+                 "--decode_hparams=beam_size=4,mbr=True")
+  assert refused.returncode == 2
+  assert "mbr=True is t2t-decoder's alone" in refused.stderr.strip().splitlines()[-1]
+  assert not export_dir.exists()

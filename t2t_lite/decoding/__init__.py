@@ -5,6 +5,7 @@
   lengths.py         what both share: per-example limits, the forced EOS, the length penalty.
   model_decoding.py  a `Transformer` plugged in: encode, build the cache, search, trim.
   ensemble.py        several models as one: the mean of their probabilities at each step.
+  mbr.py             a finished beam ranked by minimum Bayes risk (expected sentence BLEU).
 
 A step callback is `step_fn(ids [n], step scalar, cache) -> (logits [n, vocab], cache)`:
 `ids` are the decoder inputs at position `step` (the initial id at step 0, then the

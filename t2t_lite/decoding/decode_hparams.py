@@ -36,6 +36,9 @@ class DecodeHParams:
   copy_rule: bool = True        # With the bracket rule, the problem's copy rule, if it has
                                 # one (parsing with word leaves: the source's words, in
                                 # order); False: without it.
+  mbr: bool = False             # Rank each line's whole beam by minimum Bayes risk
+                                # (mbr.py: the hypothesis the beam agrees with most
+                                # first) before n_best is taken; scores stay the beam's.
 
   def __post_init__(self):
     for name in ("beam_size", "batch_size", "n_best"):
@@ -44,6 +47,9 @@ class DecodeHParams:
     if self.n_best > self.beam_size:
       raise UserError(f"{FLAG}: n_best={self.n_best} exceeds beam_size="
                       f"{self.beam_size}; raise beam_size")
+    if self.mbr and self.beam_size < 2:
+      raise UserError(f"{FLAG}: mbr=True chooses among a beam's hypotheses; raise beam_size "
+                      f"above {self.beam_size} (e.g. beam_size=10)")
     if self.extra_length < 0 or self.max_input_length < 0 or self.alpha < 0:
       raise UserError(f"{FLAG}: extra_length, max_input_length and alpha must be >= 0")
 

@@ -34,6 +34,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, PAD_ID
+from t2t_lite.decoding.mbr import mbr_order
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.progress_line import ProgressLine
@@ -156,7 +157,8 @@ class Translator:
       per_replica = self.strategy.run(self._decode, args=values)
       results = list(zip(self.strategy.experimental_local_results(per_replica[0]),
                          self.strategy.experimental_local_results(per_replica[1])))
-    return [n_best(ids, scores, self.settings.n_best) for ids, scores in results[:len(group)]]
+    kept = self.settings.beam_size if self.settings.mbr else self.settings.n_best
+    return [n_best(ids, scores, kept) for ids, scores in results[:len(group)]]
 
   def _decode_replicas(self, inputs, required):
     """inputs [batch, width] int32; required [batch] int32, the count rule's counts."""
@@ -166,20 +168,24 @@ class Translator:
                       extra_length=settings.extra_length, count_rule=rule)
 
   def _format(self, source, hypotheses):
-    """n-best (ids, score) of one sentence -> (its output line, what the best output had
-    repaired: the target form's malformations, () for none)."""
+    """n-best (ids, score) of one sentence (with mbr, its whole beam) -> (its output line,
+    what the best output had repaired: the target form's malformations, () for none)."""
     if not hypotheses:
       return "", ()
-    texts = self.target_vocab.decode(
-        tf.ragged.constant([ids for ids, _ in hypotheses], dtype=tf.int32)).numpy()
-    fields = []
-    malformed = (self.target_form.malformations(source, texts[0].decode("utf-8"))
+    decoded = [text.decode("utf-8") for text in self.target_vocab.decode(
+        tf.ragged.constant([ids for ids, _ in hypotheses], dtype=tf.int32)).numpy()]
+    texts = [" ".join(self.target_form.output_text(source, text).splitlines())
+             for text in decoded]  # One output line per input line.
+    scores = [score for _, score in hypotheses]
+    order = mbr_order(texts, scores) if self.settings.mbr else list(range(len(texts)))
+    order = order[:self.settings.n_best]
+    malformed = (self.target_form.malformations(source, decoded[order[0]])
                  if self.target_form.repairs else ())
-    for text, (_, score) in zip(texts, hypotheses):
-      text = self.target_form.output_text(source, text.decode("utf-8"))
-      fields.append(" ".join(text.splitlines()))  # One output line per input line.
+    fields = []
+    for k in order:
+      fields.append(texts[k])
       if self.settings.write_scores:
-        fields.append(f"{score:.4f}")
+        fields.append(f"{scores[k]:.4f}")
     return "\t".join(fields), malformed
 
 
