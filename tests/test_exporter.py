@@ -38,7 +38,6 @@ def test_exported_model_gives_the_decoders_output(trained_run, shared_data, tmp_
       again.stderr.strip().splitlines()[-1]
 
 
-
 def test_mbr_is_refused_in_one_line_before_anything_is_written(trained_run, tmp_path):
   _, output_dir, _ = trained_run
   export_dir = tmp_path / "export"
