@@ -19,7 +19,11 @@ with the highest expected sentence BLEU against the beam comes out
 --score_file scores given `input<TAB>target` lines instead, as tensor2tensor does
 (t2t_lite.decoding.scoring).
 Several comma-separated run directories (one problem, one vocabulary) decode as an
-ensemble: at each step the mean of their probabilities (t2t_lite.run.ensemble).
+ensemble: at each step the mean of their probabilities (t2t_lite.run.ensemble). A
+right-to-left run (trained with --hparams=right_to_left=True) writes its outputs in
+reading order; listed with left-to-right runs, it reranks their beam instead: the
+left-to-right runs search, then every run scores each hypothesis whole and the beam is
+ranked by their mean log-probability (t2t_lite.decoding.rerank).
 """
 
 import dataclasses

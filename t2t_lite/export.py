@@ -27,6 +27,8 @@ leaves: the source's words; copy_rule.py) hold in both signatures, as in t2t-dec
 unless the decode settings lift them (`count_rule=False`, `bracket_rule=False`,
 `copy_rule=False`):
 serving_default counts each sentence's requirement in the graph, decode_ids takes it.
+A right-to-left run (hparams right_to_left) returns its ids and texts in reading order,
+as t2t-decoder does.
 """
 
 import json
@@ -37,6 +39,7 @@ import tensorflow as tf
 
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID
+from t2t_lite.data.right_to_left import check_rules, reversed_before_eos
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
 from t2t_lite.decoding.token_counts import rule_tables
@@ -62,6 +65,7 @@ class Exported(tf.Module):
     self.max_input_length = max_input_length
     self.rule_tables = rule_tables(target_form, (input_vocab, target_vocab),
                                    settings)  # None: no rule.
+    check_rules(model.hparams, self.rule_tables)
     self.widths = input_widths(max_input_length, step=2)
     self.decode_length = decode_length(model.hparams, max_input_length, settings.extra_length)
     self.translate = tf.function(
@@ -84,6 +88,10 @@ class Exported(tf.Module):
     branches = [lambda width=width: self._decode_at_width(ids[:, :width], required_counts)
                 for width in self.widths]
     decoded_ids, scores = tf.switch_case(tf.minimum(narrower, len(self.widths) - 1), branches)
+    if self._model().hparams.right_to_left:  # Into reading order, EOS and padding in place.
+      shape = tf.shape(decoded_ids)                                   # [batch, beam, length]
+      decoded_ids = tf.reshape(reversed_before_eos(tf.reshape(decoded_ids, [-1, shape[2]])),
+                               shape)
     return {"ids": decoded_ids, "scores": scores}
 
   def _decode_at_width(self, ids, required_counts):

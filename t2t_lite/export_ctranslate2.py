@@ -85,6 +85,10 @@ def check_expressible(hparams):
                     f"with attention_value_channels={hparams.value_channels}: its attention "
                     f"has one depth per head for queries, keys and values; export this run "
                     f"as a SavedModel (the default --export_format)")
+  if hparams.right_to_left:
+    raise UserError("CTranslate2 would write this right-to-left run's outputs reversed "
+                    "(hparams right_to_left=True): export it as a SavedModel (the default "
+                    "--export_format), which turns them back")
 
 
 def check_quantization(quantization):

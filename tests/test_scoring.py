@@ -25,7 +25,7 @@ class LetterVocabulary:
 
 
 def translator_of(model):
-  return types.SimpleNamespace(model=model, hparams=model.hparams,
+  return types.SimpleNamespace(model=model, hparams=model.hparams, reranker=None,
                                input_vocab=LetterVocabulary(), target_vocab=LetterVocabulary())
 
 

@@ -4,6 +4,7 @@ from absl import logging
 import tensorflow as tf
 
 from t2t_lite.data import batching, records
+from t2t_lite.data.right_to_left import reversed_before_eos
 from t2t_lite.errors import UserError
 
 SHUFFLE_EXAMPLES = 16384  # Examples in the shuffle buffer before bucketing.
@@ -48,6 +49,10 @@ def make_dataset(info, hparams, *, training, shuffle, deterministic, num_shards,
     inputs_of, targets_of = resegmenters
     examples = examples.map(
         lambda ex: {"inputs": inputs_of(ex["inputs"]), "targets": targets_of(ex["targets"])},
+        num_parallel_calls=tf.data.AUTOTUNE, deterministic=deterministic)
+  if hparams.right_to_left:  # Training and eval alike: the model's own order.
+    examples = examples.map(
+        lambda ex: dict(ex, targets=reversed_before_eos(ex["targets"][None])[0]),
         num_parallel_calls=tf.data.AUTOTUNE, deterministic=deterministic)
   if training:
     examples = examples.filter(lambda ex: batching.example_length(ex) <= max_length)

@@ -34,10 +34,11 @@ class EnsembleModel:
   hparams: the first member's, with the tightest `max_length` of all and learned
   positions (`pos="emb"`) when any member has them: the decoding length and the input
   limit then fit every member. Scoring (`__call__`) uses the first member's
-  label_smoothing.
+  label_smoothing. bounded_by: models whose `max_length` and positions bound the
+  decoding too (those that rerank its beam; default: the members).
   """
 
-  def __init__(self, models):
+  def __init__(self, models, bounded_by=None):
     if not models:
       raise ValueError("an ensemble needs at least one model")
     sizes = {(m.input_vocab_size, m.target_vocab_size) for m in models}
@@ -45,10 +46,10 @@ class EnsembleModel:
       raise ValueError(f"ensemble members have different vocabulary sizes: {sorted(sizes)}")
     self.models = list(models)
     self.input_vocab_size, self.target_vocab_size = sizes.pop()
-    first = models[0].hparams
+    first, bounds = models[0].hparams, bounded_by or models
     self.hparams = dataclasses.replace(
-        first, max_length=min(m.hparams.max_length for m in models),
-        pos="emb" if any(m.hparams.pos == "emb" for m in models) else first.pos)
+        first, max_length=min(m.hparams.max_length for m in bounds),
+        pos="emb" if any(m.hparams.pos == "emb" for m in bounds) else first.pos)
 
   def __call__(self, features, training=None):
     """Teacher-forced: {"inputs", "targets"} -> [batch, t, vocab] float32 log-probs of the

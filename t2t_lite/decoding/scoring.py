@@ -8,7 +8,11 @@ training loss on that pair with dropout off, i.e. the label-smoothed
 cross-entropy (the run's label_smoothing, less the smoothed target's own
 entropy, as in training) averaged over the target's tokens, EOS included; six
 decimals, one line per pair, in order. Lower is better; with
-label_smoothing=0 it is the negative log-likelihood per token.
+label_smoothing=0 it is the negative log-likelihood per token. A right-to-left
+run scores each target with its tokens reversed, as it was trained.
+
+`sequence_log_probs` is a model's log-probability of whole targets, which
+reranking (rerank.py) sums.
 """
 
 import numpy as np
@@ -16,6 +20,7 @@ import tensorflow as tf
 from keras import ops
 
 from t2t_lite.constants import PAD_ID
+from t2t_lite.data.right_to_left import reversed_ids
 from t2t_lite.errors import UserError
 from t2t_lite.losses import smoothed_cross_entropy
 
@@ -31,26 +36,42 @@ def pair_losses(model, inputs, targets):
   return ops.sum(per_token, axis=1) / tokens
 
 
+def sequence_log_probs(model, inputs, targets):
+  """inputs [batch, s], targets [batch, t] (0-padded ids, each ending in EOS) -> [batch]
+  float32: log p(target | input) under the model, the sum over the target's tokens."""
+  logits = model({"inputs": inputs, "targets": targets}, training=False)  # [batch, t, vocab]
+  log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
+  chosen = ops.take_along_axis(log_probs, ops.expand_dims(targets, -1), axis=-1)[..., 0]
+  mask = ops.cast(ops.not_equal(targets, PAD_ID), "float32")            # [batch, t]
+  return ops.sum(chosen * mask, axis=1)
+
+
 def score_lines(translator, lines, source="--score_file"):
   """`input<TAB>target` lines -> their scores as text, one per line (the module doc).
 
-  translator: a `Translator` (its model, hparams and vocabularies are used).
+  translator: a `Translator` (its model, hparams and vocabularies are used) of runs of
+    one direction (UserError for a reranking one).
   source names the lines in errors: a line without exactly one tab, or, for a
   model with learned positions, a side longer than its max_length, is a
   one-line UserError naming it.
   """
+  if translator.reranker is not None:
+    raise UserError(f"{source} scores with runs of one direction; these are left-to-right "
+                    f"and right-to-left runs together: score with each direction's runs alone")
   pairs = [_split(line, number, source) for number, line in enumerate(lines, start=1)]
   if not pairs:
     return []
   inputs = _encode(translator.input_vocab, [source_text for source_text, _ in pairs])
   targets = _encode(translator.target_vocab, [target for _, target in pairs])
+  if translator.hparams.right_to_left:
+    targets = [reversed_ids(ids) for ids in targets]
   _check_positions(translator.hparams, inputs, targets, source)
   losses = tf.function(lambda i, t: pair_losses(translator.model, i, t), reduce_retracing=True)
   scores = [""] * len(pairs)
   order = sorted(range(len(pairs)), key=lambda k: (len(inputs[k]), len(targets[k])))
   for start in range(0, len(order), PAIRS_PER_BATCH):
     batch = order[start:start + PAIRS_PER_BATCH]
-    values = losses(_padded([inputs[k] for k in batch]), _padded([targets[k] for k in batch]))
+    values = losses(padded([inputs[k] for k in batch]), padded([targets[k] for k in batch]))
     for k, value in zip(batch, np.asarray(values)):
       scores[k] = f"{value:.6f}"
   return scores
@@ -80,7 +101,7 @@ def _check_positions(hparams, inputs, targets, source):
                       f"positions stop at max_length={hparams.max_length}")
 
 
-def _padded(sequences):
+def padded(sequences):
   """Lists of ids -> [len(sequences), longest] int32, 0-padded."""
   width = max(len(ids) for ids in sequences)
   return np.array([ids + [PAD_ID] * (width - len(ids)) for ids in sequences], np.int32)

@@ -22,7 +22,10 @@ Rules, whatever the input holds:
   `bracket_rule=False` (bracket_rule.py), and with a copy rule (parsing with word
   leaves: the source's words, in order) on top unless they say `copy_rule=False`
   (copy_rule.py); the form turns each decoded target into its output line
-  (target_form.py).
+  (target_form.py);
+- a right-to-left model's outputs are turned back into reading order
+  (t2t_lite.data.right_to_left); given `rerank_models`, models of both directions,
+  the whole beam is scored again by all of them and ranked anew (rerank.py).
 """
 
 import collections
@@ -34,9 +37,12 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, PAD_ID
+from t2t_lite.data.right_to_left import check_rules, reversed_ids
 from t2t_lite.decoding.mbr import mbr_order
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
+from t2t_lite.decoding.rerank import Reranker
 from t2t_lite.decoding.token_counts import rule_tables
+from t2t_lite.errors import UserError
 from t2t_lite.progress_line import ProgressLine
 from t2t_lite.strategy import uses_gpu
 
@@ -63,9 +69,11 @@ class Translator:
   target_form: what the targets need beyond being text (`Problem.target_form`).
   settings: the `DecodeHParams` to decode with.
   strategy: the tf.distribute strategy the model lives in.
+  rerank_models: () or the models (of both directions, `model`'s members among them) that
+    score the whole beam again (rerank.py).
   """
 
-  def __init__(self, model, vocabularies, target_form, settings, strategy):
+  def __init__(self, model, vocabularies, target_form, settings, strategy, rerank_models=()):
     self.model, self.hparams, self.target_form = model, model.hparams, target_form
     self.input_vocab, self.target_vocab = vocabularies
     self.strategy = strategy
@@ -79,6 +87,13 @@ class Translator:
                                autograph=False)
     # The count rule's tables (and the bracket rule's), or None: no rule.
     self.rule_tables = rule_tables(target_form, vocabularies, settings)
+    check_rules(self.hparams, self.rule_tables)
+    self.reranker = None
+    if rerank_models:
+      if settings.beam_size < 2:
+        raise UserError("runs of both directions rerank a beam, and beam_size=1 keeps one "
+                        "hypothesis: pass --decode_hparams=beam_size=N with N >= 2")
+      self.reranker = Reranker(rerank_models, settings.alpha)
     self.first_line_number = 1  # The number its input's first line has in its file.
 
   def translate(self, lines, progress=True):
@@ -104,6 +119,8 @@ class Translator:
       decoded = self._decode_group([[ids[k] for k in b] for b in group],
                                    [[required[k] for k in b] for b in group])
       for batch, hypotheses in zip(group, decoded):
+        if self.reranker is not None:
+          hypotheses = self.reranker.rerank([ids[k] for k in batch], hypotheses)
         for k, sentence_hypotheses in zip(batch, hypotheses):
           outputs[todo[k]], malformed = self._format(lines[todo[k]], sentence_hypotheses)
           repaired += bool(malformed)
@@ -157,7 +174,8 @@ class Translator:
       per_replica = self.strategy.run(self._decode, args=values)
       results = list(zip(self.strategy.experimental_local_results(per_replica[0]),
                          self.strategy.experimental_local_results(per_replica[1])))
-    kept = self.settings.beam_size if self.settings.mbr else self.settings.n_best
+    reranked = self.settings.mbr or self.reranker is not None
+    kept = self.settings.beam_size if reranked else self.settings.n_best
     return [n_best(ids, scores, kept) for ids, scores in results[:len(group)]]
 
   def _decode_replicas(self, inputs, required):
@@ -168,12 +186,14 @@ class Translator:
                       extra_length=settings.extra_length, count_rule=rule)
 
   def _format(self, source, hypotheses):
-    """n-best (ids, score) of one sentence (with mbr, its whole beam) -> (its output line,
-    what the best output had repaired: the target form's malformations, () for none)."""
+    """n-best (ids, score) of one sentence (with mbr or reranking, its whole beam) -> (its
+    output line, what the best output had repaired: the target form's malformations, ()
+    for none)."""
     if not hypotheses:
       return "", ()
+    in_order = reversed_ids if self.hparams.right_to_left else list
     decoded = [text.decode("utf-8") for text in self.target_vocab.decode(
-        tf.ragged.constant([ids for ids, _ in hypotheses], dtype=tf.int32)).numpy()]
+        tf.ragged.constant([in_order(ids) for ids, _ in hypotheses], dtype=tf.int32)).numpy()]
     texts = [" ".join(self.target_form.output_text(source, text).splitlines())
              for text in decoded]  # One output line per input line.
     scores = [score for _, score in hypotheses]

@@ -257,7 +257,8 @@ def check_model_fits(hparams, input_vocab_size, target_vocab_size, source):
 # Fields that shape the weights: a checkpoint cannot be resumed with other values.
 ARCHITECTURE_FIELDS = ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
                        "attention_key_channels", "attention_value_channels", "pos",
-                       "pre_norm", "shared_embedding", "shared_embedding_and_softmax_weights")
+                       "pre_norm", "shared_embedding", "shared_embedding_and_softmax_weights",
+                       "right_to_left")
 
 
 def check_same_hparams(existing, requested, output_dir):

@@ -10,7 +10,9 @@ The runs must be of one problem, with the same input and target vocabularies
 (the SentencePiece files' contents, compared piece by piece): a one-line UserError
 names the first that differs. The step's distribution is the mean of the members'
 (`t2t_lite.decoding.ensemble`); the problem's decoding defaults, its count rule and
-every --decode_hparams setting apply as for one run.
+every --decode_hparams setting apply as for one run. Runs of both directions
+(hparams right_to_left) together: the left-to-right ones search, and all of them
+rerank the beam (`t2t_lite.decoding.rerank`).
 """
 
 from t2t_lite.decoding.ensemble import EnsembleModel
@@ -44,8 +46,9 @@ class RunEnsemble(Translating):
   """Runs of one problem and one vocabulary decoded together.
 
   runs: the `Run`s, each restored, in one strategy. Decodes as a run does (model: an
-  `EnsembleModel`; hparams: its hparams; problem, vocabularies and strategy: the first
-  run's).
+  `EnsembleModel` of the runs of one direction, or of the left-to-right ones, with
+  `rerank_models` all the runs' models, when both directions are there; hparams: its
+  hparams; problem, vocabularies and strategy: the first run's).
   """
 
   def __init__(self, runs):
@@ -53,7 +56,13 @@ class RunEnsemble(Translating):
     self.runs = list(runs)
     first = self.runs[0]
     self.output_dir = ",".join(run.output_dir for run in self.runs)
-    self.model = EnsembleModel([run.model for run in self.runs])
+    models = [run.model for run in self.runs]
+    left_to_right = [m for m in models if not m.hparams.right_to_left]
+    if left_to_right and len(left_to_right) < len(models):
+      self.model = EnsembleModel(left_to_right, bounded_by=models)
+      self.rerank_models = models
+    else:
+      self.model = EnsembleModel(models)
     self.hparams = self.model.hparams
     self.problem, self.strategy = first.problem, first.strategy
     self.input_vocab, self.target_vocab = first.input_vocab, first.target_vocab

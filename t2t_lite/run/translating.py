@@ -6,7 +6,10 @@ from t2t_lite.decoding.translate import Translator
 
 class Translating:
   """`translator` and `translate` for an object with `model`, `input_vocab`, `target_vocab`,
-  `problem`, `strategy` and a `_translators` dict (emptied when the model changes)."""
+  `problem`, `strategy` and a `_translators` dict (emptied when the model changes), and
+  `rerank_models`: () for one direction, else the models that rerank the beam."""
+
+  rerank_models = ()
 
   def translator(self, decode_hparams=""):
     """A `Translator` of the model: the problem's decoding defaults with `decode_hparams`
@@ -15,7 +18,7 @@ class Translating:
       self._check_decodable()
       self._translators[decode_hparams] = Translator(
           self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
-          decode_hparams_for(self.problem, decode_hparams), self.strategy)
+          decode_hparams_for(self.problem, decode_hparams), self.strategy, self.rerank_models)
     return self._translators[decode_hparams]
 
   def translate(self, lines, decode_hparams="", progress=False):

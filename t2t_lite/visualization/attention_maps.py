@@ -4,7 +4,8 @@
     maps = sentence_attention(translator, "Resumption of the session", target)  # forced
 
 The target is the greedy translation of the sentence, or the given target text
-(teacher forcing). Both sides end with EOS, as the model sees them.
+(teacher forcing). Both sides end with EOS, and the target's tokens come in the
+model's order, as the model sees them: last first for a right-to-left run.
 """
 
 import dataclasses
@@ -13,6 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
+from t2t_lite.data.right_to_left import reversed_ids
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
 from t2t_lite.errors import UserError
 
@@ -67,15 +69,18 @@ def sentence_attention(translator, sentence, target=None):
   """
   model, hparams = translator.model, translator.hparams
   source_ids = _ids(translator.input_vocab, sentence, "--sentence", hparams.max_length)
+  in_order = reversed_ids if hparams.right_to_left else list  # The model's order <-> reading.
   if target is None:
     extra_length = translator.settings.extra_length
     decoded, _ = decode_ids(model, source_ids[None], beam_size=1, alpha=0.0,
                             extra_length=extra_length)              # [1, 1, length]
     # Greedy hypotheses end with EOS (lengths.py); the model attends over it too.
     target_ids = np.array(trim_after_eos(decoded[0, 0]) + [EOS_ID], np.int32)
-    target_text = translator.target_vocab.decode(target_ids).numpy().decode("utf-8")
+    target_text = translator.target_vocab.decode(
+        np.array(in_order(target_ids), np.int32)).numpy().decode("utf-8")
   else:
-    target_ids = _ids(translator.target_vocab, target, "--target", hparams.max_length)
+    target_ids = np.array(in_order(_ids(translator.target_vocab, target, "--target",
+                                        hparams.max_length)), np.int32)
     target_text = target
   weights = model.attention_weights(source_ids[None], target_ids[None])
   target_pieces = _pieces(translator.target_vocab, target_ids)

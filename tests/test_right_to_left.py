@@ -1,0 +1,241 @@
+"""Right-to-left runs (hparams right_to_left): trained on reversed targets, decoded back into
+reading order, and reranking a left-to-right beam together with left-to-right runs."""
+
+import dataclasses
+import json
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from commands import call, error_line, one_line_error, run_script
+from decoding_fakes import teacher_forced_log_prob
+from model_fixtures import SMALL, small_model
+from t2t_lite.constants import EOS_ID, PAD_ID
+from t2t_lite.data.right_to_left import check_rules, reversed_before_eos, reversed_ids
+from t2t_lite.decoding.model_decoding import decode_ids, n_best
+from t2t_lite.decoding.rerank import ROWS_PER_CALL, Reranker
+from t2t_lite.hparams import HParams
+from tiny_runs import copy_run
+from trainer_runs import BEAM_WITH_OUTPUTS
+
+# A cached decoding step and a full teacher-forced pass sum the same log-probs in other
+# orders: the tolerance of tests/test_model_decoding.py for the same comparison.
+PASS_TOLERANCE = 1e-4
+INPUTS = np.array([[5, 6, 7, 8, EOS_ID], [9, 10, EOS_ID, 0, 0], [11, 12, 13, EOS_ID, 0]],
+                  np.int32)
+ALPHA = 0.6
+
+
+def test_the_tokens_before_eos_are_reversed_and_the_rest_stays():
+  rows = [[5, 7, 9, EOS_ID, 0], [4, EOS_ID, 0, 0, 0], [0, 0, 0, 0, 0], [3, 4, 5, 6, 7],
+          [EOS_ID, 0, 0, 0, 0]]
+  expected = [[9, 7, 5, EOS_ID, 0], [4, EOS_ID, 0, 0, 0], [0, 0, 0, 0, 0], [7, 6, 5, 4, 3],
+              [EOS_ID, 0, 0, 0, 0]]
+  assert reversed_before_eos(tf.constant(rows)).numpy().tolist() == expected
+  assert [reversed_ids(row) for row in rows] == expected
+  assert reversed_ids([]) == [] and reversed_ids(reversed_ids([2, 3, 4])) == [2, 3, 4]
+
+
+def read_all(problem, data_dir, split, training, right_to_left):
+  """Every example of `split` once, as the pipeline batches it, by input: {inputs: targets}."""
+  hparams = HParams(batch_size=8192, max_length=2048, right_to_left=right_to_left)
+  dataset = problem.dataset(split, data_dir, hparams, training=training, shuffle=False,
+                            repeat=False, deterministic=True)
+  return {tuple(int(i) for i in inputs if i != PAD_ID): [int(i) for i in targets if i != PAD_ID]
+          for batch in dataset
+          for inputs, targets in zip(batch["inputs"].numpy(), batch["targets"].numpy())}
+
+
+@pytest.mark.parametrize("split, training", [("train", True), ("dev", False)])
+def test_the_pipeline_reverses_the_targets_for_training_and_evaluation(
+    small_translation_data, split, training):
+  problem, data_dir = small_translation_data
+  forward = read_all(problem, data_dir, split, training, right_to_left=False)
+  backward = read_all(problem, data_dir, split, training, right_to_left=True)
+  assert backward.keys() == forward.keys() and len(forward) >= 90  # Some inputs repeat.
+  assert all(backward[k] == reversed_ids(forward[k]) and backward[k][-1] == EOS_ID
+             for k in forward)
+  assert sum(backward[k] != forward[k] for k in forward) >= len(forward) - 2
+
+
+def beam(model, beam_size=3):
+  """The model's beam over INPUTS: per sentence [(ids before EOS, score)], best first."""
+  ids, scores = decode_ids(model, INPUTS, beam_size=beam_size, alpha=ALPHA, extra_length=4)
+  return n_best(ids, scores, beam_size)
+
+
+def test_the_searching_model_alone_keeps_its_beam_and_scores():
+  model = small_model()
+  hypotheses = beam(model)
+  reranked = Reranker([model], ALPHA).rerank([list(row[row != 0]) for row in INPUTS],
+                                             hypotheses)
+  for before, after in zip(hypotheses, reranked):
+    assert [ids for ids, _ in after] == [ids for ids, _ in before]
+    for (ids, old), (_, new) in zip(before, after):
+      raw = abs(old) * ((5.0 + len(ids) + 1) / 6.0) ** ALPHA
+      assert new == pytest.approx(old, abs=PASS_TOLERANCE * max(raw, 1.0))
+
+
+def test_both_directions_score_the_mean_log_prob_under_the_length_penalty():
+  forward = small_model()
+  backward = small_model(dataclasses.replace(SMALL, right_to_left=True), seed=1)
+  hypotheses = beam(forward)
+  inputs = [list(row[row != 0]) for row in INPUTS]
+  reranked = Reranker([forward, backward], ALPHA).rerank(inputs, hypotheses)
+  for source, before, after in zip(inputs, hypotheses, reranked):
+    assert sorted(ids for ids, _ in after) == sorted(ids for ids, _ in before)
+    assert [score for _, score in after] == sorted((score for _, score in after), reverse=True)
+    for ids, score in after:
+      mean = (teacher_forced_log_prob(forward, source, ids + [EOS_ID])
+              + teacher_forced_log_prob(backward, source, ids[::-1] + [EOS_ID])) / 2
+      penalty = ((5.0 + len(ids) + 1) / 6.0) ** ALPHA
+      assert score == pytest.approx(mean / penalty, abs=PASS_TOLERANCE * max(abs(mean), 1.0))
+  assert any(len(ids) > 1 for sentence in hypotheses for ids, _ in sentence)
+
+
+def test_hypotheses_past_one_call_are_scored_in_chunks():
+  model = small_model()
+  inputs = [[5 + k % 7, 6, EOS_ID] for k in range(ROWS_PER_CALL + 5)]
+  hypotheses = [[([7 + k % 11, 8], -1.0)] for k in range(len(inputs))]
+  reranked = Reranker([model], ALPHA).rerank(inputs, hypotheses)
+  penalty = ((5.0 + 3) / 6.0) ** ALPHA
+  for k in (0, ROWS_PER_CALL - 1, ROWS_PER_CALL, len(inputs) - 1):
+    ids = hypotheses[k][0][0]
+    expected = teacher_forced_log_prob(model, inputs[k], ids + [EOS_ID]) / penalty
+    assert reranked[k] == [(ids, pytest.approx(expected, abs=PASS_TOLERANCE))]
+
+
+def test_decoding_rules_and_ctranslate2_refuse_a_right_to_left_run():
+  from t2t_lite.export_ctranslate2 import check_expressible
+  backward = HParams(right_to_left=True)
+  check_rules(HParams(), object())
+  check_rules(backward, None)
+  assert "pass --decode_hparams=count_rule=False" in one_line_error(
+      lambda: check_rules(backward, object()))
+  assert "export it as a SavedModel" in one_line_error(lambda: check_expressible(backward))
+
+
+def test_a_run_resumes_only_in_its_own_direction():
+  from t2t_lite.run.description import check_same_hparams
+  message = one_line_error(lambda: check_same_hparams(HParams(), HParams(right_to_left=True),
+                                                      "RUN"))
+  assert "right_to_left False -> True" in message
+
+
+# Runs on disk: the 60-step trained run of tests/conftest.py, and a copy of it made right to
+# left by its hparams.json alone: the same weights, so the same search, read backwards.
+
+def right_to_left_copy(output_dir, target):
+  copy = copy_run(output_dir, target)
+  path = os.path.join(copy, "hparams.json")
+  with open(path, encoding="utf-8") as f:
+    hparams = json.load(f)
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump(dict(hparams, right_to_left=True), f)
+  return copy
+
+
+class IdsVocabulary:
+  """A target vocabulary that writes the ids themselves: "5 9 12"."""
+
+  def decode(self, ragged):
+    return tf.constant([" ".join(map(str, ids)) for ids in ragged.to_list()])
+
+
+def ids_translation(output_dir, lines, settings):
+  from t2t_lite.decoding.decode_hparams import decode_hparams_for
+  from t2t_lite.decoding.translate import Translator
+  from t2t_lite.run import Run
+  run = Run.open(output_dir)
+  translator = Translator(run.model, (run.input_vocab, IdsVocabulary()),
+                          run.problem.target_form, decode_hparams_for(run.problem, settings),
+                          run.strategy)
+  return [line.split("\t") for line in translator.translate(lines, progress=False)]
+
+
+def test_a_right_to_left_run_writes_its_outputs_in_reading_order(trained_run, shared_data,
+                                                                 tmp_path):
+  _, output_dir, _ = trained_run
+  backward = right_to_left_copy(output_dir, tmp_path / "backward")
+  with open(os.path.join(shared_data, "wmt14", "newstest2014-full.en-de.en"),
+            encoding="utf-8") as f:
+    lines = f.read().splitlines()[:8]
+  settings = f"{BEAM_WITH_OUTPUTS},n_best=2,write_scores=True"
+  forward_lines = ids_translation(output_dir, lines, settings)
+  backward_lines = ids_translation(backward, lines, settings)
+  hypotheses = 0
+  for forward_fields, backward_fields in zip(forward_lines, backward_lines):
+    assert backward_fields[1::2] == forward_fields[1::2]  # The same search: the same scores.
+    for forward_ids, backward_ids in zip(forward_fields[::2], backward_fields[::2]):
+      assert backward_ids.split() == forward_ids.split()[::-1]
+      hypotheses += forward_ids.split() != forward_ids.split()[::-1]
+  assert hypotheses >= 8  # Not palindromes: the reversal shows.
+
+  # The SavedModel turns them back in its graph, as t2t-decoder does in Python.
+  source = tmp_path / "source.en"
+  source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+  export_dir = tmp_path / "export"
+  exported = call("t2t-exporter", f"--output_dir={backward}", f"--export_dir={export_dir}",
+                  f"--decode_hparams={BEAM_WITH_OUTPUTS}")
+  assert exported.returncode == 0, exported.stderr[-3000:]
+  decoded = call("t2t-decoder", f"--output_dir={backward}", f"--decode_from_file={source}",
+                 f"--decode_hparams={BEAM_WITH_OUTPUTS}")
+  assert decoded.returncode == 0, decoded.stderr[-3000:]
+  served = run_script("export_check.py", export_dir, source)
+  assert served.returncode == 0, served.stderr[-3000:]
+  assert served.stdout.split("\n") == decoded.stdout.split("\n")
+
+
+def test_runs_of_both_directions_rerank_the_left_to_right_beam(trained_run, shared_data,
+                                                               tmp_path):
+  _, output_dir, _ = trained_run
+  backward = right_to_left_copy(output_dir, tmp_path / "backward")
+  with open(os.path.join(shared_data, "wmt14", "newstest2014-full.en-de.en"),
+            encoding="utf-8") as f:
+    lines = f.read().splitlines()[:6] + [""]
+  source = tmp_path / "source.en"
+  source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+  settings = f"--decode_hparams={BEAM_WITH_OUTPUTS},n_best=2,write_scores=True"
+  alone = call("t2t-decoder", f"--output_dir={output_dir}", f"--decode_from_file={source}",
+               settings)
+  both = call("t2t-decoder", f"--output_dir={output_dir},{backward}",
+              f"--decode_from_file={source}", settings)
+  assert alone.returncode == 0 and both.returncode == 0, both.stderr[-3000:]
+  alone_lines, both_lines = alone.stdout.split("\n")[:-1], both.stdout.split("\n")[:-1]
+  assert len(both_lines) == len(lines) and both_lines[-1] == ""
+  for beam_line, reranked_line in zip(alone_lines[:-1], both_lines[:-1]):
+    beam_fields, reranked_fields = beam_line.split("\t"), reranked_line.split("\t")
+    assert sorted(reranked_fields[::2]) == sorted(beam_fields[::2])  # The beam's, reordered.
+    scores = [float(score) for score in reranked_fields[1::2]]
+    assert scores == sorted(scores, reverse=True)
+
+  pairs = tmp_path / "pairs.tsv"
+  pairs.write_text(f"{lines[0]}\t{lines[0]}\n", encoding="utf-8")
+  for flags, message in [
+      ((f"--decode_from_file={source}", "--decode_hparams=beam_size=1"),
+       "beam_size=1 keeps one hypothesis"),
+      ((f"--score_file={pairs}",), "scores with runs of one direction")]:
+    refused = call("t2t-decoder", f"--output_dir={output_dir},{backward}", *flags)
+    assert refused.returncode == 2 and message in error_line(refused.stderr), \
+        refused.stderr[-2000:]
+
+
+def test_attention_maps_show_the_target_in_the_models_order(trained_run, tmp_path):
+  from t2t_lite.run import Run
+  from t2t_lite.visualization.attention_maps import sentence_attention
+  _, output_dir, _ = trained_run
+  forward = Run.open(output_dir).translator("beam_size=1")
+  backward = Run.open(right_to_left_copy(output_dir, tmp_path / "backward")).translator(
+      "beam_size=1")
+  sentence = "Resumption of the session"
+  forced = [sentence_attention(t, sentence, "Wiederaufnahme der Sitzung")
+            for t in (forward, backward)]
+  assert forced[1].target[:-1] == forced[0].target[:-1][::-1]
+  assert forced[0].target[:-1] != forced[1].target[:-1]  # The reversal shows.
+  assert forced[1].target[-1] == forced[0].target[-1]    # EOS last in both.
+  # Greedy: the same search (the same weights), its text read back into reading order.
+  decoded = [sentence_attention(t, sentence) for t in (forward, backward)]
+  assert decoded[1].target_text == decoded[0].target_text
+  assert decoded[1].target[:-1] == decoded[0].target[:-1][::-1]
