@@ -17,7 +17,7 @@ from t2t_lite.data.right_to_left import check_rules, reversed_before_eos, revers
 from t2t_lite.decoding.model_decoding import decode_ids, n_best
 from t2t_lite.decoding.rerank import ROWS_PER_CALL, Reranker
 from t2t_lite.hparams import HParams
-from tiny_runs import copy_run
+from tiny_runs import TINY_HPARAMS, copy_run, tiny_run
 from trainer_runs import BEAM_WITH_OUTPUTS
 
 # A cached decoding step and a full teacher-forced pass sum the same log-probs in other
@@ -239,3 +239,30 @@ def test_attention_maps_show_the_target_in_the_models_order(trained_run, tmp_pat
   decoded = [sentence_attention(t, sentence) for t in (forward, backward)]
   assert decoded[1].target_text == decoded[0].target_text
   assert decoded[1].target[:-1] == decoded[0].target[:-1][::-1]
+
+
+def test_t2t_trainer_trains_evaluates_and_resumes_a_right_to_left_run(tmp_path_factory,
+                                                                     tmp_path):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  output_dir = tmp_path / "backward"
+
+  def trainer(hparams, steps):
+    return call("t2t-trainer", "--problem=translate_from_files", f"--data_dir={data_dir}",
+                f"--output_dir={output_dir}", "--hparams_set=transformer_test_small",
+                f"--hparams={hparams}", f"--train_steps={steps}", "--local_eval_frequency=3",
+                "--eval_decode_sentences=5", "--save_checkpoints_secs=0",
+                "--save_checkpoints_steps=3", "--random_seed=1")
+
+  trained = trainer(f"{TINY_HPARAMS},right_to_left=True", 3)
+  assert trained.returncode == 0, trained.stderr[-3000:]
+  assert "bleu" in trained.stderr and "5 dev sentences" in trained.stderr  # Dev decoding ran.
+  with open(output_dir / "hparams.json", encoding="utf-8") as f:
+    assert json.load(f)["right_to_left"] is True
+  source = tmp_path / "source.en"
+  source.write_text("the number 7 is here\n\nthe number 12 is here\n", encoding="utf-8")
+  decoded = call("t2t-decoder", f"--output_dir={output_dir}", f"--decode_from_file={source}",
+                 "--decode_hparams=beam_size=2")
+  assert decoded.returncode == 0 and len(decoded.stdout.split("\n")) == 4, decoded.stderr[-2000:]
+  refused = trainer(TINY_HPARAMS, 6)  # Resumed left to right: refused, nothing changed.
+  assert refused.returncode == 2 and "right_to_left True -> False" in error_line(
+      refused.stderr), refused.stderr[-2000:]

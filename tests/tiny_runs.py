@@ -30,17 +30,16 @@ def tiny_data(work, vocab_size=300):
   return data_dir
 
 
-def tiny_train(data_dir, output_dir, train_steps=3, hparams=TINY_HPARAMS, **config):
-  """Trains transformer_test_small (with the `hparams` overrides) in this process, saving a
-  checkpoint every step."""
+def tiny_train(data_dir, output_dir, train_steps=3, **config):
+  """Trains transformer_test_small in this process, saving a checkpoint every step."""
   from t2t_lite.registry import HPARAMS, PROBLEMS
   from t2t_lite.training.config import TrainConfig
   from t2t_lite.training.trainer import train
   settings = dict(schedule="train", save_checkpoints_steps=1, save_checkpoints_secs=0,
                   eval_decode_sentences=0, random_seed=1)
   settings.update(config)
-  return train(PROBLEMS["translate_from_files"](),
-               HPARAMS["transformer_test_small"]().override(hparams),
+  hparams = HPARAMS["transformer_test_small"]().override(TINY_HPARAMS)
+  return train(PROBLEMS["translate_from_files"](), hparams,
                TrainConfig(output_dir=output_dir, train_steps=train_steps, **settings), data_dir)
 
 
