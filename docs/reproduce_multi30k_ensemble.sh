@@ -13,6 +13,9 @@
 # FIRST_SEED=5 MEMBERS=4 takes 5-8). Members train in rounds of two, so the
 # training's wall time is ceil(MEMBERS / 2) * TRAIN_MINUTES: MEMBERS=4 TRAIN_MINUTES=60
 # spends the same two hours of two cores as the default on four one-hour members.
+# RIGHT_TO_LEFT (default 0): how many of the members, the last ones, train right to left
+# (--hparams=right_to_left=True); the ensemble's decodings then search with the others and
+# rerank their beam with all (t2t_lite.decoding.rerank).
 # Each seed's run, its averages and its own decodings land in RUN_ROOT/seedN for seed N
 # (logs: RUN_ROOT/seedN.log); the ensemble's in RUN_ROOT/ensemble.
 # All members read one data folder, RUN_ROOT/data, made by the first of them (one
@@ -26,6 +29,7 @@ PAIR=${1:-ende_lc}
 ROOT=${2:-runs/multi30k_ensemble}
 MEMBERS=${MEMBERS:-2}
 FIRST_SEED=${FIRST_SEED:-1}
+RIGHT_TO_LEFT=${RIGHT_TO_LEFT:-0}
 MULTI30K=${MULTI30K:-../shared/data/multi30k}
 SOURCE=${PAIR:0:2}
 TARGET=${PAIR:2:2}
@@ -33,7 +37,10 @@ BIN=.venv/bin
 export BEAM=${BEAM:-5} ALPHA=${ALPHA:-1.4}  # reproduce_multi30k.sh's defaults, for every run.
 [[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "MEMBERS must be a positive count, not '$MEMBERS'" >&2; exit 2; }
 [[ "$FIRST_SEED" =~ ^[0-9]+$ ]] || { echo "FIRST_SEED must be a seed (0, 1, ...), not '$FIRST_SEED'" >&2; exit 2; }
+[[ "$RIGHT_TO_LEFT" =~ ^[0-9]+$ ]] && (( RIGHT_TO_LEFT < MEMBERS )) || {
+  echo "RIGHT_TO_LEFT must be a count below MEMBERS=$MEMBERS (one member at least searches), not '$RIGHT_TO_LEFT'" >&2; exit 2; }
 LAST_SEED=$(( FIRST_SEED + MEMBERS - 1 ))
+FIRST_BACKWARD=$(( LAST_SEED - RIGHT_TO_LEFT + 1 ))  # Seeds from here on train right to left.
 export DATA=$ROOT/data
 mkdir -p "$ROOT"  # for the members' logs; each run makes its own folders.
 
@@ -43,7 +50,9 @@ CPU_LISTS=("0-$(( HALF - 1 ))" "$(( CORES > 1 ? HALF : 0 ))-$(( CORES - 1 ))")  
 for (( FIRST = FIRST_SEED; FIRST <= LAST_SEED; FIRST += 2 )); do
   PIDS=()
   for (( SEED = FIRST; SEED <= LAST_SEED && SEED < FIRST + 2; SEED++ )); do
-    SEED=$SEED taskset -c "${CPU_LISTS[SEED - FIRST]}" docs/reproduce_multi30k.sh "$PAIR" \
+    MEMBER_HPARAMS=${HPARAMS:-}
+    (( SEED >= FIRST_BACKWARD )) && MEMBER_HPARAMS+=${MEMBER_HPARAMS:+,}right_to_left=True
+    HPARAMS=$MEMBER_HPARAMS SEED=$SEED taskset -c "${CPU_LISTS[SEED - FIRST]}" docs/reproduce_multi30k.sh "$PAIR" \
       "$ROOT/seed$SEED" tiny > "$ROOT/seed$SEED.log" 2>&1 &
     PIDS+=($!)
   done
