@@ -137,6 +137,17 @@ def right_to_left_copy(output_dir, target):
   return copy
 
 
+def news_source(shared_data, tmp_path, count, extra=()):
+  """The first `count` English lines of newstest2014, then `extra`, also written to a file
+  -> (lines, the file's path)."""
+  with open(os.path.join(shared_data, "wmt14", "newstest2014-full.en-de.en"),
+            encoding="utf-8") as f:
+    lines = f.read().splitlines()[:count] + list(extra)
+  source = tmp_path / "source.en"
+  source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+  return lines, source
+
+
 class IdsVocabulary:
   """A target vocabulary that writes the ids themselves: "5 9 12"."""
 
@@ -159,9 +170,7 @@ def test_a_right_to_left_run_writes_its_outputs_in_reading_order(trained_run, sh
                                                                  tmp_path):
   _, output_dir, _ = trained_run
   backward = right_to_left_copy(output_dir, tmp_path / "backward")
-  with open(os.path.join(shared_data, "wmt14", "newstest2014-full.en-de.en"),
-            encoding="utf-8") as f:
-    lines = f.read().splitlines()[:8]
+  lines, source = news_source(shared_data, tmp_path, 8)
   settings = f"{BEAM_WITH_OUTPUTS},n_best=2,write_scores=True"
   forward_lines = ids_translation(output_dir, lines, settings)
   backward_lines = ids_translation(backward, lines, settings)
@@ -174,8 +183,6 @@ def test_a_right_to_left_run_writes_its_outputs_in_reading_order(trained_run, sh
   assert hypotheses >= 8  # Not palindromes: the reversal shows.
 
   # The SavedModel turns them back in its graph, as t2t-decoder does in Python.
-  source = tmp_path / "source.en"
-  source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
   export_dir = tmp_path / "export"
   exported = call("t2t-exporter", f"--output_dir={backward}", f"--export_dir={export_dir}",
                   f"--decode_hparams={BEAM_WITH_OUTPUTS}")
@@ -192,11 +199,7 @@ def test_runs_of_both_directions_rerank_the_left_to_right_beam(trained_run, shar
                                                                tmp_path):
   _, output_dir, _ = trained_run
   backward = right_to_left_copy(output_dir, tmp_path / "backward")
-  with open(os.path.join(shared_data, "wmt14", "newstest2014-full.en-de.en"),
-            encoding="utf-8") as f:
-    lines = f.read().splitlines()[:6] + [""]
-  source = tmp_path / "source.en"
-  source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+  lines, source = news_source(shared_data, tmp_path, 6, extra=[""])
   settings = f"--decode_hparams={BEAM_WITH_OUTPUTS},n_best=2,write_scores=True"
   alone = call("t2t-decoder", f"--output_dir={output_dir}", f"--decode_from_file={source}",
                settings)
