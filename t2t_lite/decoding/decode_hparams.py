@@ -38,7 +38,8 @@ class DecodeHParams:
                                 # order); False: without it.
   mbr: bool = False             # Rank each line's whole beam by minimum Bayes risk
                                 # (mbr.py: the hypothesis the beam agrees with most
-                                # first) before n_best is taken; scores stay the beam's.
+                                # first) before n_best is taken; scores stay the beam's
+                                # (or the reranking's: t2t_lite.decoding.rerank).
 
   def __post_init__(self):
     for name in ("beam_size", "batch_size", "n_best"):
