@@ -23,7 +23,7 @@ ensemble: at each step the mean of their probabilities (t2t_lite.run.ensemble). 
 right-to-left run (trained with --hparams=right_to_left=True) writes its outputs in
 reading order; listed with left-to-right runs, it reranks their beam instead: the
 left-to-right runs search, then every run scores each hypothesis whole and the beam is
-ranked by their mean log-probability (t2t_lite.decoding.rerank).
+ranked by their mean log-probability under the length penalty (t2t_lite.decoding.rerank).
 """
 
 import dataclasses

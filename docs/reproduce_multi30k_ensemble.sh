@@ -76,7 +76,9 @@ for SPLIT in val test_2016_flickr; do
     $BIN/t2t-decoder --output_dir="$RUNS" \
       --decode_hparams="beam_size=$BEAM,alpha=$ALPHA" \
       --decode_from_file="$MULTI30K/$SPLIT.$SOURCE" --decode_to_file="$NAME"
-    echo "== $SPLIT, ensemble of all $MEMBERS seeds' $MODEL checkpoints, beam $BEAM, alpha $ALPHA"
+    WHAT="ensemble of all $MEMBERS seeds' $MODEL checkpoints"
+    (( RIGHT_TO_LEFT )) && WHAT="the $(( MEMBERS - RIGHT_TO_LEFT )) left-to-right seeds' $MODEL checkpoints, their beam reranked with the $RIGHT_TO_LEFT right-to-left ones'"
+    echo "== $SPLIT, $WHAT, beam $BEAM, alpha $ALPHA"
     $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" --language="$TARGET"
   done
 done

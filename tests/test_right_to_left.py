@@ -200,19 +200,27 @@ def test_runs_of_both_directions_rerank_the_left_to_right_beam(trained_run, shar
   _, output_dir, _ = trained_run
   backward = right_to_left_copy(output_dir, tmp_path / "backward")
   lines, source = news_source(shared_data, tmp_path, 6, extra=[""])
-  settings = f"--decode_hparams={BEAM_WITH_OUTPUTS},n_best=2,write_scores=True"
+  settings = ("--decode_hparams=beam_size=4,n_best=4,write_scores=True,alpha=2.0,"
+              "extra_length=5,max_input_length=40")
   alone = call("t2t-decoder", f"--output_dir={output_dir}", f"--decode_from_file={source}",
                settings)
+  # The backward copy at step 40 of 60: other weights, so other scores than the beam's.
   both = call("t2t-decoder", f"--output_dir={output_dir},{backward}",
-              f"--decode_from_file={source}", settings)
+              f"--checkpoint_path=,{backward}/ckpt-40", f"--decode_from_file={source}",
+              settings)
   assert alone.returncode == 0 and both.returncode == 0, both.stderr[-3000:]
   alone_lines, both_lines = alone.stdout.split("\n")[:-1], both.stdout.split("\n")[:-1]
   assert len(both_lines) == len(lines) and both_lines[-1] == ""
+  rescored = 0
   for beam_line, reranked_line in zip(alone_lines[:-1], both_lines[:-1]):
     beam_fields, reranked_fields = beam_line.split("\t"), reranked_line.split("\t")
     assert sorted(reranked_fields[::2]) == sorted(beam_fields[::2])  # The beam's, reordered.
     scores = [float(score) for score in reranked_fields[1::2]]
     assert scores == sorted(scores, reverse=True)
+    beam_scores = dict(zip(beam_fields[::2], beam_fields[1::2]))
+    rescored += sum(beam_scores[text] != score
+                    for text, score in zip(reranked_fields[::2], reranked_fields[1::2]))
+  assert rescored >= 4 * (len(lines) - 1) - 2  # The right-to-left run's scores count.
 
   pairs = tmp_path / "pairs.tsv"
   pairs.write_text(f"{lines[0]}\t{lines[0]}\n", encoding="utf-8")
@@ -238,10 +246,14 @@ def test_attention_maps_show_the_target_in_the_models_order(trained_run, tmp_pat
   assert forced[1].target[:-1] == forced[0].target[:-1][::-1]
   assert forced[0].target[:-1] != forced[1].target[:-1]  # The reversal shows.
   assert forced[1].target[-1] == forced[0].target[-1]    # EOS last in both.
-  # Greedy: the same search (the same weights), its text read back into reading order.
+  # Greedy: the same search (the same weights), so the same tokens in the model's order,
+  # and the text read back into reading order.
   decoded = [sentence_attention(t, sentence) for t in (forward, backward)]
-  assert decoded[1].target_text == decoded[0].target_text
-  assert decoded[1].target[:-1] == decoded[0].target[:-1][::-1]
+  assert decoded[1].target == decoded[0].target
+  piece_ids = {piece: i for i, piece in enumerate(forward.target_vocab.pieces())}
+  ids = [piece_ids[piece] for piece in decoded[0].target]  # The model's order, EOS last.
+  assert decoded[1].target_text == forward.target_vocab.decode(
+      tf.constant(reversed_ids(ids), tf.int32)).numpy().decode("utf-8")
 
 
 def test_t2t_trainer_trains_evaluates_and_resumes_a_right_to_left_run(tmp_path_factory,

@@ -12,7 +12,8 @@ ranked by
     score(y) = ((1 / M) * sum_m log p_m(y)) / ((5 + |y|) / 6) ** alpha
 
 the M runs' mean log-probability under the beam's own length penalty (|y| counts the
-EOS): Sennrich et al. 2016's right-to-left reranking, every run weighted alike. These
+EOS): Sennrich et al. 2016's right-to-left reranking, though with every run weighted
+alike where they weighted each direction's ensemble alike. These
 scores replace the beam's; n_best, write_scores and mbr apply after.
 """
 
@@ -24,7 +25,7 @@ from t2t_lite.data.right_to_left import reversed_ids
 from t2t_lite.decoding.lengths import length_penalty
 from t2t_lite.decoding.scoring import padded, sequence_log_probs
 
-ROWS_PER_CALL = 64  # Hypotheses scored together: [rows, length, vocab] log-probs at once.
+ROWS_PER_CALL = 32  # Hypotheses scored together: [rows, length, vocab] logits at once.
 
 
 class Reranker:

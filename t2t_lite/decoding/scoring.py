@@ -39,11 +39,12 @@ def pair_losses(model, inputs, targets):
 def sequence_log_probs(model, inputs, targets):
   """inputs [batch, s], targets [batch, t] (0-padded ids, each ending in EOS) -> [batch]
   float32: log p(target | input) under the model, the sum over the target's tokens."""
-  logits = model({"inputs": inputs, "targets": targets}, training=False)  # [batch, t, vocab]
-  log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
-  chosen = ops.take_along_axis(log_probs, ops.expand_dims(targets, -1), axis=-1)[..., 0]
+  logits = ops.cast(model({"inputs": inputs, "targets": targets}, training=False),
+                    "float32")                                          # [batch, t, vocab]
+  chosen = ops.take_along_axis(logits, ops.expand_dims(targets, -1), axis=-1)[..., 0]
+  log_probs = chosen - ops.logsumexp(logits, axis=-1)                   # [batch, t]
   mask = ops.cast(ops.not_equal(targets, PAD_ID), "float32")            # [batch, t]
-  return ops.sum(chosen * mask, axis=1)
+  return ops.sum(log_probs * mask, axis=1)
 
 
 def score_lines(translator, lines, source="--score_file"):

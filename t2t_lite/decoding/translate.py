@@ -87,13 +87,7 @@ class Translator:
                                autograph=False)
     # The count rule's tables (and the bracket rule's), or None: no rule.
     self.rule_tables = rule_tables(target_form, vocabularies, settings)
-    check_rules(self.hparams, self.rule_tables)
-    self.reranker = None
-    if rerank_models:
-      if settings.beam_size < 2:
-        raise UserError("runs of both directions rerank a beam, and beam_size=1 keeps one "
-                        "hypothesis: pass --decode_hparams=beam_size=N with N >= 2")
-      self.reranker = Reranker(rerank_models, settings.alpha)
+    self.reranker = Reranker(rerank_models, settings.alpha) if rerank_models else None
     self.first_line_number = 1  # The number its input's first line has in its file.
 
   def translate(self, lines, progress=True):
@@ -102,6 +96,7 @@ class Translator:
 
   def translation(self, lines, progress=True):
     """Input lines -> their `Translation`. Warnings name line i as `first_line_number` + i."""
+    self._check_settings()
     lines = [line.rstrip("\r\n") for line in lines]
     outputs = [""] * len(lines)
     malformations = collections.Counter()
@@ -128,6 +123,14 @@ class Translator:
         meter.update(len(batch), sum(len(h[0][0]) for h in hypotheses if h))
     meter.finish()
     return Translation(outputs, len(todo), repaired, malformations)
+
+  def _check_settings(self):
+    """UserError when the settings cannot decode with this model (checked when decoding:
+    scoring and attention maps need no search)."""
+    check_rules(self.hparams, self.rule_tables)
+    if self.reranker is not None and self.settings.beam_size < 2:
+      raise UserError("runs of both directions rerank a beam, and beam_size=1 keeps one "
+                      "hypothesis: pass --decode_hparams=beam_size=N with N >= 2")
 
   def _required_counts(self, lines):
     """The count rule's required count of each line ([] of int; zeros without the rule)."""

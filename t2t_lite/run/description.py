@@ -254,7 +254,8 @@ def check_model_fits(hparams, input_vocab_size, target_vocab_size, source):
       f"and {target_vocab_size}); check those values, or use a machine with more memory")
 
 
-# Fields that shape the weights: a checkpoint cannot be resumed with other values.
+# Fields that shape the weights, or what they mean (right_to_left: the targets' order): a
+# checkpoint cannot be resumed with other values.
 ARCHITECTURE_FIELDS = ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
                        "attention_key_channels", "attention_value_channels", "pos",
                        "pre_norm", "shared_embedding", "shared_embedding_and_softmax_weights",
