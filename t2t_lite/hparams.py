@@ -65,7 +65,7 @@ class HParams:
   bpe_dropout: float = 0.0              # Training text resegmented, each merge skipped with
                                         # this probability (Provilkov et al. 2020; 0.1 theirs).
   right_to_left: bool = False           # Targets trained and decoded last token first, for
-                                        # reranking (t2t_lite.data.right_to_left).
+                                        # reranking (t2t_lite.decoding.right_to_left).
 
   def __post_init__(self):
     for name, allowed in CHOICES.items():

@@ -13,7 +13,7 @@ from commands import call, error_line, one_line_error, run_script
 from decoding_fakes import teacher_forced_log_prob
 from model_fixtures import SMALL, small_model
 from t2t_lite.constants import EOS_ID, PAD_ID
-from t2t_lite.data.right_to_left import check_rules, reversed_before_eos, reversed_ids
+from t2t_lite.decoding.right_to_left import check_rules, reversed_before_eos, reversed_ids
 from t2t_lite.decoding.model_decoding import decode_ids, n_best
 from t2t_lite.decoding.rerank import ROWS_PER_CALL, Reranker
 from t2t_lite.hparams import HParams

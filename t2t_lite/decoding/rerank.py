@@ -21,7 +21,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
-from t2t_lite.data.right_to_left import reversed_ids
+from t2t_lite.decoding.right_to_left import reversed_ids
 from t2t_lite.decoding.lengths import length_penalty
 from t2t_lite.decoding.scoring import padded, sequence_log_probs
 

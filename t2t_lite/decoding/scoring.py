@@ -20,7 +20,7 @@ import tensorflow as tf
 from keras import ops
 
 from t2t_lite.constants import PAD_ID
-from t2t_lite.data.right_to_left import reversed_ids
+from t2t_lite.decoding.right_to_left import reversed_ids
 from t2t_lite.errors import UserError
 from t2t_lite.losses import smoothed_cross_entropy
 

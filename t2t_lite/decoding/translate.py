@@ -24,7 +24,7 @@ Rules, whatever the input holds:
   (copy_rule.py); the form turns each decoded target into its output line
   (target_form.py);
 - a right-to-left model's outputs are turned back into reading order
-  (t2t_lite.data.right_to_left); given `rerank_models`, models of both directions,
+  (t2t_lite.decoding.right_to_left); given `rerank_models`, models of both directions,
   the whole beam is scored again by all of them and ranked anew (rerank.py).
 """
 
@@ -37,7 +37,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, PAD_ID
-from t2t_lite.data.right_to_left import check_rules, reversed_ids
+from t2t_lite.decoding.right_to_left import check_rules, reversed_ids
 from t2t_lite.decoding.mbr import mbr_order
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
 from t2t_lite.decoding.rerank import Reranker

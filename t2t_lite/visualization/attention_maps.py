@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
-from t2t_lite.data.right_to_left import reversed_ids
+from t2t_lite.decoding.right_to_left import reversed_ids
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
 from t2t_lite.errors import UserError
 
