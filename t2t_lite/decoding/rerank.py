@@ -21,7 +21,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
-from t2t_lite.decoding.right_to_left import reversed_ids
+from t2t_lite.decoding.right_to_left import target_order
 from t2t_lite.decoding.lengths import length_penalty
 from t2t_lite.decoding.scoring import padded, sequence_log_probs
 
@@ -49,7 +49,7 @@ class Reranker:
       chunk = rows[start:start + ROWS_PER_CALL]
       sources = padded([inputs[k] for k, _ in chunk])
       for model, log_probs in zip(self.models, self._log_probs):
-        in_order = reversed_ids if model.hparams.right_to_left else list
+        in_order = target_order(model.hparams)
         targets = padded([in_order(ids) + [EOS_ID] for _, ids in chunk])
         total[start:start + len(chunk)] += np.asarray(log_probs(sources, targets))
     lengths = np.array([len(ids) + 1 for _, ids in rows])

@@ -9,6 +9,7 @@ searched left to right, scored again by runs of both directions
 
     reversed_before_eos(ids)   # TensorFlow: [rows, length] -> [rows, length]
     reversed_ids([5, 7, 9])    # Python: [9, 7, 5] (an EOS and what follows stay in place)
+    target_order(hparams)      # reversed_ids for a right-to-left model, else list
     check_rules(hparams, rule_tables)   # a right-to-left run decodes without rules
 """
 
@@ -31,6 +32,12 @@ def reversed_ids(ids):
   ids = list(ids)
   end = ids.index(EOS_ID) if EOS_ID in ids else len(ids)
   return ids[:end][::-1] + ids[end:]
+
+
+def target_order(hparams):
+  """The map between reading order and a model's order of target ids, a list of ids -> a
+  new list (its own inverse): `reversed_ids` for a right-to-left model, else `list`."""
+  return reversed_ids if hparams.right_to_left else list
 
 
 def check_rules(hparams, rule_tables):

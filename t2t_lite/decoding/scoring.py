@@ -20,7 +20,7 @@ import tensorflow as tf
 from keras import ops
 
 from t2t_lite.constants import PAD_ID
-from t2t_lite.decoding.right_to_left import reversed_ids
+from t2t_lite.decoding.right_to_left import target_order
 from t2t_lite.errors import UserError
 from t2t_lite.losses import smoothed_cross_entropy
 
@@ -38,13 +38,10 @@ def pair_losses(model, inputs, targets):
 
 def sequence_log_probs(model, inputs, targets):
   """inputs [batch, s], targets [batch, t] (0-padded ids, each ending in EOS) -> [batch]
-  float32: log p(target | input) under the model, the sum over the target's tokens."""
-  logits = ops.cast(model({"inputs": inputs, "targets": targets}, training=False),
-                    "float32")                                          # [batch, t, vocab]
-  chosen = ops.take_along_axis(logits, ops.expand_dims(targets, -1), axis=-1)[..., 0]
-  log_probs = chosen - ops.logsumexp(logits, axis=-1)                   # [batch, t]
-  mask = ops.cast(ops.not_equal(targets, PAD_ID), "float32")            # [batch, t]
-  return ops.sum(log_probs * mask, axis=1)
+  float32: log p(target | input) under the model, the sum over the target's tokens (the
+  cross-entropy without label smoothing is -log p per token, 0 on padding)."""
+  logits = model({"inputs": inputs, "targets": targets}, training=False)  # [batch, t, vocab]
+  return -ops.sum(smoothed_cross_entropy(targets, logits, 0.0), axis=1)
 
 
 def score_lines(translator, lines, source="--score_file"):
@@ -64,8 +61,8 @@ def score_lines(translator, lines, source="--score_file"):
     return []
   inputs = _encode(translator.input_vocab, [source_text for source_text, _ in pairs])
   targets = _encode(translator.target_vocab, [target for _, target in pairs])
-  if translator.hparams.right_to_left:
-    targets = [reversed_ids(ids) for ids in targets]
+  in_order = target_order(translator.hparams)
+  targets = [in_order(ids) for ids in targets]
   _check_positions(translator.hparams, inputs, targets, source)
   losses = tf.function(lambda i, t: pair_losses(translator.model, i, t), reduce_retracing=True)
   scores = [""] * len(pairs)

@@ -37,7 +37,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, PAD_ID
-from t2t_lite.decoding.right_to_left import check_rules, reversed_ids
+from t2t_lite.decoding.right_to_left import check_rules, target_order
 from t2t_lite.decoding.mbr import mbr_order
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
 from t2t_lite.decoding.rerank import Reranker
@@ -194,7 +194,7 @@ class Translator:
     for none)."""
     if not hypotheses:
       return "", ()
-    in_order = reversed_ids if self.hparams.right_to_left else list
+    in_order = target_order(self.hparams)
     decoded = [text.decode("utf-8") for text in self.target_vocab.decode(
         tf.ragged.constant([in_order(ids) for ids, _ in hypotheses], dtype=tf.int32)).numpy()]
     texts = [" ".join(self.target_form.output_text(source, text).splitlines())

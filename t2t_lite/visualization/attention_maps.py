@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
-from t2t_lite.decoding.right_to_left import reversed_ids
+from t2t_lite.decoding.right_to_left import target_order
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
 from t2t_lite.errors import UserError
 
@@ -69,7 +69,7 @@ def sentence_attention(translator, sentence, target=None):
   """
   model, hparams = translator.model, translator.hparams
   source_ids = _ids(translator.input_vocab, sentence, "--sentence", hparams.max_length)
-  in_order = reversed_ids if hparams.right_to_left else list  # The model's order <-> reading.
+  in_order = target_order(hparams)  # The model's order <-> reading order.
   if target is None:
     extra_length = translator.settings.extra_length
     decoded, _ = decode_ids(model, source_ids[None], beam_size=1, alpha=0.0,
