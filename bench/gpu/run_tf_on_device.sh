@@ -3,7 +3,7 @@
 # offline bundle (t2t_lite/offline_bundle.py). One stage per call, each well inside 10 minutes
 # (times from H200 sessions with the site bundle below):
 #
-#   bash bench/gpu/run_tf_on_device.sh unpack           # 56 s: join, extract (34 s), GPU and XLA
+#   bash bench/gpu/run_tf_on_device.sh unpack           # 56-67 s: join, extract (34-41 s), GPU, XLA
 #   bash bench/gpu/run_tf_on_device.sh two_replicas     # 51 s: MirroredStrategy, 2 logical GPUs
 #   bash bench/gpu/run_tf_on_device.sh bench_training   # 1.6 min a model at one batch
 #                                                       #   (BENCH_ARGS): JAX and TF steps,
