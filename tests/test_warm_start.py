@@ -88,6 +88,23 @@ def test_the_same_vocabulary_restores_every_weight(tmp_path_factory, tmp_path, c
   assert f"model weights warm-started from {source_dir}/ckpt-2\n" in caplog.text + "\n"
 
 
+def test_the_other_target_order_is_warm_started_with_a_warning(tmp_path_factory, tmp_path,
+                                                               caplog):
+  from t2t_lite.training.warm_start import warm_start
+  data_dir, source_dir = tiny_run(tmp_path_factory)
+  run = new_run(data_dir, str(tmp_path / "run"))
+  with caplog.at_level(logging.INFO):
+    warm_start(run, source_dir)
+  assert "other order" not in caplog.text
+  run.hparams = dataclasses.replace(run.hparams, right_to_left=True)
+  caplog.clear()
+  with caplog.at_level(logging.INFO):
+    warm_start(run, source_dir)
+  warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+  assert warnings == ["--warm_start_from warm-starts a right-to-left run from a left-to-right "
+                      "one: its decoder learned targets in the other order"], warnings
+
+
 def test_the_trainer_warm_starts_on_another_vocabulary(tmp_path_factory, tmp_path, caplog):
   _, source_dir = tiny_run(tmp_path_factory)
   data_dir = other_data(str(tmp_path / "work"))

@@ -13,7 +13,8 @@ with, as a fresh model has them. One log line says how many rows were kept and h
 many initialised. With the same vocabulary every row is kept, as a plain restore.
 
 Weights of other shapes or places (another architecture) are a one-line UserError
-naming the first that differs. A checkpoint outside a run directory (no run.json: no
+naming the first that differs. A run of the other target order (`right_to_left`) has the
+same weights: it is warm-started, with a warning. A checkpoint outside a run directory (no run.json: no
 vocabulary to match) is restored as it is, for a model of the same vocabulary.
 """
 
@@ -55,6 +56,13 @@ def warm_start(run, path):
   copy_weights(run.model, source.model, rows, restored)
   logging.info("model weights warm-started from %s%s", restored, _vocabulary_note(run, source,
                                                                                   rows))
+  if source.hparams.right_to_left != run.hparams.right_to_left:
+    logging.warning("%s warm-starts a %s run from a %s one: its decoder learned targets in "
+                    "the other order", FLAG, _direction(run), _direction(source))
+
+
+def _direction(run):
+  return "right-to-left" if run.hparams.right_to_left else "left-to-right"
 
 
 def _vocabulary_note(run, source, rows):
