@@ -63,3 +63,16 @@ def test_training_draws_the_curves_at_each_evaluation(trained_run):
   assert sorted(curves.series["eval"]["loss"]) == [0, 20, 40, 60]
   assert sorted(curves.series["eval"]["bleu"]) == [0, 20, 40, 60]
   assert sorted(curves.series["train"]["learning_rate"]) == list(range(1, 61))
+
+
+def test_each_step_records_the_learning_rate_its_update_applied(trained_run):
+  """The step reads the rate inside its own function; step s's update applied the
+  schedule's rate at iteration s - 1 (the schedule counts from 1)."""
+  from t2t_lite.optimization import learning_rate_schedule
+  from t2t_lite.run import Run
+  _, output_dir, _ = trained_run
+  schedule = learning_rate_schedule(Run.read(output_dir).hparams, end_step=60)
+  recorded = Curves(output_dir).series["train"]["learning_rate"]
+  # Summaries hold float32; the schedule's own arithmetic is float32 too.
+  np.testing.assert_allclose([recorded[step] for step in range(1, 61)],
+                             [float(schedule(step - 1)) for step in range(1, 61)], rtol=1e-6)

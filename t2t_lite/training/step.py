@@ -75,7 +75,8 @@ class TrainStep:
     self._step = tf.function(self._distributed_step, autograph=False)
 
   def __call__(self, iterator):
-    """Consumes `accumulation_steps` batches per replica; returns summed stats (floats).
+    """Consumes `accumulation_steps` batches per replica; returns summed stats (floats)
+    and the update's "learning_rate" (read in the step: no eager schedule per step).
 
     If XLA cannot compile the first step, says so once and goes on without XLA
     (the batches of that attempt are skipped).
@@ -122,7 +123,10 @@ class TrainStep:
     return stats
 
   def _distributed_step(self, iterator):
+    learning_rate = self.optimizer.learning_rate  # The rate this update applies.
     batches = [next(iterator) for _ in range(self.accumulation_steps)]
     per_replica = self.strategy.run(self._replica, args=(batches,))
-    return {name: self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica[name], axis=None)
-            for name in STAT_NAMES}
+    stats = {name: self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica[name],
+                                        axis=None)
+             for name in STAT_NAMES}
+    return dict(stats, learning_rate=learning_rate)

@@ -216,8 +216,8 @@ class _Loop:
       last_eval = self._evaluate(step, progress, stop) if self.evaluator and step == 0 else None
       while step < config.train_steps and not stop.signal_name and not time_limit.reached():
         self._move_the_end(time_limit, step)
-        learning_rate = float(self.optimizer.learning_rate)
         stats = self.train_step(iterator)
+        learning_rate = stats["learning_rate"]
         previous, step = step, self.step()
         loss = stats["loss_sum"] / max(stats["tokens"], 1.0)
         check_loss(step, loss, self.target_vocab_size, self.checkpoints.latest)
@@ -302,10 +302,15 @@ class _Loop:
     return results
 
   def _record(self, split, writer, step, values):
-    """Writes {tag: number} as summaries of `split` at `step`, and keeps them for curves.png."""
+    """Writes {tag: number} as summaries of `split` at `step`, and keeps them for curves.png.
+    One event holds every tag: eager tf.summary.scalar calls for the six training tags cost
+    10x as much (about 2 ms a step against 0.2, on 2 CPU cores shared with two runs), where a
+    small model's whole step on a GPU is about 20 ms."""
+    summary = tf.compat.v1.Summary(value=[
+        tf.compat.v1.Summary.Value(tag=tag, simple_value=float(value))
+        for tag, value in values.items()])
     with writer.as_default(step=step):
-      for tag, value in values.items():
-        tf.summary.scalar(tag, value)
+      tf.summary.experimental.write_raw_pb(summary.SerializeToString())
     if self.curves:
       self.curves.add(split, step, values)
 
