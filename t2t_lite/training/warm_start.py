@@ -14,8 +14,8 @@ many initialised. With the same vocabulary every row is kept, as a plain restore
 
 Weights of other shapes or places (another architecture) are a one-line UserError
 naming the first that differs. A run of the other target order (`right_to_left`) has the
-same weights: it is warm-started, with a warning. A checkpoint outside a run directory (no run.json: no
-vocabulary to match) is restored as it is, for a model of the same vocabulary.
+same weights: it is warm-started, with a warning. A checkpoint outside a run directory (no
+run.json: no vocabulary to match) is restored as it is, for a model of the same vocabulary.
 """
 
 import os
