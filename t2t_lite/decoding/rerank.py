@@ -34,8 +34,10 @@ class Reranker:
 
   def __init__(self, models, alpha):
     self.models, self.alpha = list(models), alpha
+    # One trace a run: [rows, source length] and [rows, target length] int32 ids.
+    ids = tf.TensorSpec([None, None], tf.int32)
     self._log_probs = [tf.function(lambda i, t, m=m: sequence_log_probs(m, i, t),
-                                   reduce_retracing=True) for m in self.models]
+                                   input_signature=[ids, ids]) for m in self.models]
 
   def rerank(self, inputs, hypotheses):
     """inputs: per sentence its input ids (EOS last); hypotheses: per sentence its
