@@ -21,8 +21,8 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
-from t2t_lite.decoding.right_to_left import target_order
 from t2t_lite.decoding.lengths import length_penalty
+from t2t_lite.decoding.right_to_left import target_order
 from t2t_lite.decoding.scoring import padded, sequence_log_probs
 
 ROWS_PER_CALL = 32  # Hypotheses scored together: [rows, length, vocab] logits at once.

@@ -37,10 +37,10 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, PAD_ID
-from t2t_lite.decoding.right_to_left import check_rules, target_order
 from t2t_lite.decoding.mbr import mbr_order
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
 from t2t_lite.decoding.rerank import Reranker
+from t2t_lite.decoding.right_to_left import check_rules, target_order
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.errors import UserError
 from t2t_lite.progress_line import ProgressLine
