@@ -25,7 +25,6 @@ into a temporary directory, or an existing --data_dir. For XLA off and on:
 
 import argparse
 import collections
-import glob
 import os
 import statistics
 import tempfile
@@ -34,6 +33,7 @@ import time
 from bench import configs, ours, report
 from bench.timing import interleaved_medians
 from t2t_lite.optimization import build_optimizer
+from t2t_lite.training.curves import read_scalar_events
 from t2t_lite.training.step import TrainStep
 
 PROBLEM = "translate_ende_multi30k"
@@ -135,17 +135,8 @@ def _rate_after(tokens, first_steps):
 
 def _summaries(directory, tag):
   """[(step, wall time, value)] of scalar summary `tag` in the event files of `directory`."""
-  import tensorflow as tf
-  from tensorflow.core.util import event_pb2
-  values = []
-  for path in sorted(glob.glob(os.path.join(directory, "events.*"))):
-    for record in tf.data.TFRecordDataset(path):
-      event = event_pb2.Event.FromString(record.numpy())
-      for summary_value in event.summary.value:
-        if summary_value.tag == tag:
-          values.append((event.step, event.wall_time,
-                         float(tf.make_ndarray(summary_value.tensor))))
-  return sorted(values)
+  return sorted((step, wall_time, value)
+                for step, wall_time, name, value in read_scalar_events(directory) if name == tag)
 
 
 def run(data_dir, steps, repeats, overrides=""):

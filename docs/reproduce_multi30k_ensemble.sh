@@ -36,13 +36,19 @@ TARGET=${PAIR:2:2}
 BIN=.venv/bin
 export BEAM=${BEAM:-5} ALPHA=${ALPHA:-1.4}  # reproduce_multi30k.sh's defaults, for every run.
 [[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "MEMBERS must be a positive count, not '$MEMBERS'" >&2; exit 2; }
-[[ "$FIRST_SEED" =~ ^[0-9]+$ ]] || { echo "FIRST_SEED must be a seed (0, 1, ...), not '$FIRST_SEED'" >&2; exit 2; }
-[[ "$RIGHT_TO_LEFT" =~ ^[0-9]+$ ]] && (( RIGHT_TO_LEFT < MEMBERS )) || {
+[[ "$FIRST_SEED" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "FIRST_SEED must be a seed (0, 1, ...), not '$FIRST_SEED'" >&2; exit 2; }
+[[ "$RIGHT_TO_LEFT" =~ ^(0|[1-9][0-9]*)$ ]] && (( RIGHT_TO_LEFT < MEMBERS )) || {
   echo "RIGHT_TO_LEFT must be a count below MEMBERS=$MEMBERS (one member at least searches), not '$RIGHT_TO_LEFT'" >&2; exit 2; }
 LAST_SEED=$(( FIRST_SEED + MEMBERS - 1 ))
 FIRST_BACKWARD=$(( LAST_SEED - RIGHT_TO_LEFT + 1 ))  # Seeds from here on train right to left.
 export DATA=$ROOT/data
 mkdir -p "$ROOT"  # for the members' logs; each run makes its own folders.
+
+# A failed member stops its round's other one: its commands first (a trainer saves on
+# SIGTERM), then its script (set -e there, so it would stop on its own too).
+stop_members() {
+  for PID in "$@"; do pkill -TERM -P "$PID"; kill "$PID"; done 2>/dev/null || true
+}
 
 CORES=$(nproc)
 HALF=$(( CORES > 1 ? CORES / 2 : 1 ))
@@ -57,7 +63,9 @@ for (( FIRST = FIRST_SEED; FIRST <= LAST_SEED; FIRST += 2 )); do
     PIDS+=($!)
   done
   for PID in "${PIDS[@]}"; do
-    wait "$PID" || { echo "a seed's run failed: see the logs $ROOT/seed*.log" >&2; exit 1; }
+    wait "$PID" || {
+      stop_members "${PIDS[@]}"
+      echo "a seed's run failed: see the logs $ROOT/seed*.log" >&2; exit 1; }
   done
 done
 
@@ -77,7 +85,7 @@ for SPLIT in val test_2016_flickr; do
       --decode_hparams="beam_size=$BEAM,alpha=$ALPHA" \
       --decode_from_file="$MULTI30K/$SPLIT.$SOURCE" --decode_to_file="$NAME"
     WHAT="ensemble of all $MEMBERS seeds' $MODEL checkpoints"
-    (( RIGHT_TO_LEFT )) && WHAT="the $(( MEMBERS - RIGHT_TO_LEFT )) left-to-right seeds' $MODEL checkpoints, their beam reranked with the $RIGHT_TO_LEFT right-to-left ones'"
+    (( RIGHT_TO_LEFT )) && WHAT="the $(( MEMBERS - RIGHT_TO_LEFT )) left-to-right seeds' $MODEL checkpoints, their beam reranked by all $MEMBERS, the $RIGHT_TO_LEFT right-to-left ones among them"
     echo "== $SPLIT, $WHAT, beam $BEAM, alpha $ALPHA"
     $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" --language="$TARGET"
   done

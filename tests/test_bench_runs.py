@@ -1,6 +1,7 @@
 """`python -m bench` chooses its runs: the AVX2-kernel rerun only where it means something."""
 
 import importlib
+import os
 
 bench_main = importlib.import_module("bench.__main__")
 
@@ -45,6 +46,17 @@ def test_a_runs_settled_rate_leaves_out_its_first_steps():
   summaries = [(1, 10.0, 50.0), (2, 11.0, 100.0), (3, 12.0, 100.0), (4, 14.0, 200.0)]
   assert _rate_after(summaries, 1) == 400.0 / 4.0
   assert _rate_after(summaries, 2) == 300.0 / 3.0
+
+
+def test_the_trainer_rate_reads_what_the_trainer_writes(trained_run):
+  """bench.real_batches reads t2t-trainer's own summaries: every step, in order."""
+  from bench.real_batches import _summaries
+  _, output_dir, _ = trained_run
+  tokens = _summaries(os.path.join(output_dir, "train"), "target_tokens")
+  assert [step for step, _, _ in tokens] == list(range(1, 61))
+  assert all(count > 0 for _, _, count in tokens)
+  wall_times = [wall_time for _, wall_time, _ in tokens]
+  assert wall_times == sorted(wall_times)
 
 
 def test_decoding_without_a_cache_gives_the_cached_models_ids():

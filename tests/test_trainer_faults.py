@@ -13,6 +13,8 @@ from commands import start
 from tiny_runs import copy_run
 from trainer_runs import run_trainer, trainer_command
 
+from t2t_lite.training.curves import read_scalars
+
 pytestmark = pytest.mark.slow  # Kills and signals real trainer processes.
 
 
@@ -94,7 +96,11 @@ def test_sigterm_saves_and_exits_cleanly(small_translation_data, tmp_path):
   assert process.returncode == 143, output[-2000:]
   saved = tf.train.latest_checkpoint(output_dir)
   assert f"SIGTERM: saved {saved}" in output
-  assert int(saved.rsplit("-", 1)[1]) >= 5
+  saved_step = int(saved.rsplit("-", 1)[1])
+  assert saved_step >= 5
+  # Every step's summary is on disk, the last (saved) one's included.
+  assert read_scalars(os.path.join(output_dir, "train"))["loss"][0] == list(
+      range(1, saved_step + 1))
 
 
 def test_a_diverging_loss_stops_with_one_line_and_keeps_the_last_checkpoint(

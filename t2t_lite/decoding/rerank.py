@@ -18,12 +18,11 @@ scores replace the beam's; n_best, write_scores and mbr apply after.
 """
 
 import numpy as np
-import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
 from t2t_lite.decoding.lengths import length_penalty
 from t2t_lite.decoding.right_to_left import target_order
-from t2t_lite.decoding.scoring import padded, sequence_log_probs
+from t2t_lite.decoding.scoring import padded, sequence_log_probs, traced_once
 
 ROWS_PER_CALL = 32  # Hypotheses scored together: [rows, length, vocab] logits at once.
 
@@ -34,10 +33,8 @@ class Reranker:
 
   def __init__(self, models, alpha):
     self.models, self.alpha = list(models), alpha
-    # One trace a run: [rows, source length] and [rows, target length] int32 ids.
-    ids = tf.TensorSpec([None, None], tf.int32)
-    self._log_probs = [tf.function(lambda i, t, m=m: sequence_log_probs(m, i, t),
-                                   input_signature=[ids, ids]) for m in self.models]
+    self._log_probs = [traced_once(lambda i, t, m=m: sequence_log_probs(m, i, t))
+                       for m in self.models]
 
   def rerank(self, inputs, hypotheses):
     """inputs: per sentence its input ids (EOS last); hypotheses: per sentence its

@@ -25,6 +25,14 @@ from t2t_lite.errors import UserError
 from t2t_lite.losses import smoothed_cross_entropy
 
 PAIRS_PER_BATCH = 32
+# A teacher-forced function's arguments, so that it traces once: [rows, source length] and
+# [rows, target length] int32 ids (`padded`'s).
+ID_PAIRS_SIGNATURE = [tf.TensorSpec([None, None], tf.int32)] * 2
+
+
+def traced_once(function):
+  """function(inputs, targets) as a tf.function of `ID_PAIRS_SIGNATURE` (one trace)."""
+  return tf.function(function, input_signature=ID_PAIRS_SIGNATURE)
 
 
 def pair_losses(model, inputs, targets):
@@ -64,7 +72,7 @@ def score_lines(translator, lines, source="--score_file"):
   in_order = target_order(translator.hparams)
   targets = [in_order(ids) for ids in targets]
   _check_positions(translator.hparams, inputs, targets, source)
-  losses = tf.function(lambda i, t: pair_losses(translator.model, i, t), reduce_retracing=True)
+  losses = traced_once(lambda i, t: pair_losses(translator.model, i, t))
   scores = [""] * len(pairs)
   order = sorted(range(len(pairs)), key=lambda k: (len(inputs[k]), len(targets[k])))
   for start in range(0, len(order), PAIRS_PER_BATCH):

@@ -27,11 +27,10 @@ MEAN_WINDOW = 50          # Steps in the training loss's running mean.
 DECODING_METRICS = {"bleu": "BLEU", "bracket_f1": "bracket F1"}
 
 
-def read_scalars(event_dir):
-  """{tag: ([steps], [values])} of the scalar summaries under `event_dir`, by step; a step
-  written twice (a run resumed from an earlier checkpoint) keeps its last value."""
+def read_scalar_events(event_dir):
+  """Yields (step, wall time, tag, value) of every scalar summary under `event_dir`, in file
+  and write order: tf.summary.scalar's tensor values and single-event simple values alike."""
   import tensorflow as tf
-  series = collections.defaultdict(dict)
   for path in sorted(glob.glob(os.path.join(event_dir, "events.out.tfevents.*"))):
     try:
       for record in tf.data.TFRecordDataset(path):
@@ -39,9 +38,17 @@ def read_scalars(event_dir):
         for value in event.summary.value:
           number = (float(tf.make_ndarray(value.tensor)) if value.HasField("tensor")
                     else float(value.simple_value))
-          series[value.tag][int(event.step)] = number
+          yield int(event.step), event.wall_time, value.tag, number
     except tf.errors.DataLossError:  # The last record of a file being written.
       continue
+
+
+def read_scalars(event_dir):
+  """{tag: ([steps], [values])} of the scalar summaries under `event_dir`, by step; a step
+  written twice (a run resumed from an earlier checkpoint) keeps its last value."""
+  series = collections.defaultdict(dict)
+  for step, _, tag, value in read_scalar_events(event_dir):
+    series[tag][step] = value
   return {tag: (sorted(by_step), [by_step[s] for s in sorted(by_step)])
           for tag, by_step in series.items()}
 

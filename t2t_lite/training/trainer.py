@@ -198,6 +198,21 @@ class _Loop:
     return tf.summary.create_file_writer(os.path.join(self.config.output_dir, split))
 
   def train(self, iterator, resumed):
+    """Trains to the end (steps, minutes, a signal or early stopping) -> the last
+    evaluation's results, or None."""
+    try:
+      return self._train(iterator, resumed)
+    finally:
+      self._close_writers()
+
+  def _close_writers(self):
+    """Flushes and closes the summary writers made, so that a stopped or failed run's last
+    events are on disk (a writer otherwise flushes every 10 events or 2 minutes)."""
+    for name in ("train_writer", "eval_writer"):
+      if name in self.__dict__:  # Made (functools.cached_property keeps it there).
+        self.__dict__.pop(name).close()
+
+  def _train(self, iterator, resumed):
     config = self.config
     step = self.step()
     if step >= config.train_steps:
