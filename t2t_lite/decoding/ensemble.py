@@ -34,8 +34,8 @@ class EnsembleModel:
   hparams: the first member's, with the tightest `max_length` of all and learned
   positions (`pos="emb"`) when any member has them: the decoding length and the input
   limit then fit every member; scoring (`t2t_lite.decoding.scoring`) takes the first
-  member's label_smoothing from them. bounded_by: models whose `max_length` and positions bound the
-  decoding too (those that rerank its beam; default: the members).
+  member's label_smoothing from them. bounded_by: models whose `max_length` and
+  positions bound the decoding too (those that rerank its beam; default: the members).
   """
 
   def __init__(self, models, bounded_by=None):
