@@ -25,14 +25,12 @@ from t2t_lite.errors import UserError
 from t2t_lite.losses import smoothed_cross_entropy
 
 PAIRS_PER_BATCH = 32
-# A teacher-forced function's arguments, so that it traces once: [rows, source length] and
-# [rows, target length] int32 ids (`padded`'s).
-ID_PAIRS_SIGNATURE = [tf.TensorSpec([None, None], tf.int32)] * 2
 
 
 def traced_once(function):
-  """function(inputs, targets) as a tf.function of `ID_PAIRS_SIGNATURE` (one trace)."""
-  return tf.function(function, input_signature=ID_PAIRS_SIGNATURE)
+  """function(inputs, targets) as a tf.function that traces once: its arguments are
+  [rows, source length] and [rows, target length] int32 ids (`padded`'s)."""
+  return tf.function(function, input_signature=[tf.TensorSpec([None, None], tf.int32)] * 2)
 
 
 def pair_losses(model, inputs, targets):
