@@ -22,8 +22,12 @@ def smoothed_cross_entropy(targets, logits, label_smoothing):
   low_confidence = label_smoothing / (vocab_size - 1)
   cross_entropy = _cross_entropy_against(targets, confidence, low_confidence)
   min_cross_entropy = -(_x_log_x(confidence) + (vocab_size - 1) * _x_log_x(low_confidence))
-  not_padding = ops.cast(ops.not_equal(targets, PAD_ID), "float32")
-  return (cross_entropy(ops.cast(logits, "float32")) - min_cross_entropy) * not_padding
+  return (cross_entropy(ops.cast(logits, "float32")) - min_cross_entropy) * non_padding(targets)
+
+
+def non_padding(ids):
+  """ids [batch, t] -> [batch, t] float32: 1 on tokens, 0 on padding."""
+  return ops.cast(ops.not_equal(ops.cast(ids, "int32"), PAD_ID), "float32")
 
 
 def _cross_entropy_against(targets, confidence, low_confidence):
@@ -61,8 +65,7 @@ def _x_log_x(p):
 
 def mean_over_tokens(per_token_loss, targets):
   """Averages [batch, t] per-token losses over the non-padding tokens of targets."""
-  tokens = ops.sum(ops.cast(ops.not_equal(ops.cast(targets, "int32"), PAD_ID), "float32"))
-  return ops.sum(per_token_loss) / ops.maximum(tokens, 1.0)
+  return ops.sum(per_token_loss) / ops.maximum(ops.sum(non_padding(targets)), 1.0)
 
 
 class SmoothedCrossEntropy(keras.losses.Loss):

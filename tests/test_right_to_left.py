@@ -117,6 +117,18 @@ def test_decoding_rules_and_ctranslate2_refuse_a_right_to_left_run():
   assert "export it as a SavedModel" in one_line_error(lambda: check_expressible(backward))
 
 
+def test_dev_decoding_refuses_settings_its_translator_cannot_decode_with_when_built():
+  from t2t_lite.errors import UserError
+  from t2t_lite.training.dev_decoding import DevDecoding
+
+  class RightToLeftParsingTranslator:
+    def check_settings(self):
+      check_rules(HParams(right_to_left=True), object())
+
+  with pytest.raises(UserError, match="count_rule=False"):
+    DevDecoding(None, RightToLeftParsingTranslator(), ["a"], ["b"])
+
+
 def test_a_run_resumes_only_in_its_own_direction():
   from t2t_lite.run.description import check_same_hparams
   message = one_line_error(lambda: check_same_hparams(HParams(), HParams(right_to_left=True),

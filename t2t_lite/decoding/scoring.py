@@ -22,7 +22,7 @@ from keras import ops
 from t2t_lite.constants import PAD_ID
 from t2t_lite.decoding.right_to_left import target_order
 from t2t_lite.errors import UserError
-from t2t_lite.losses import smoothed_cross_entropy
+from t2t_lite.losses import non_padding, smoothed_cross_entropy
 
 PAIRS_PER_BATCH = 32
 
@@ -38,8 +38,7 @@ def pair_losses(model, inputs, targets):
   float32: each pair's loss per target token (the module doc)."""
   logits = model({"inputs": inputs, "targets": targets}, training=False)  # [batch, t, vocab]
   per_token = smoothed_cross_entropy(targets, logits, model.hparams.label_smoothing)
-  tokens = ops.sum(ops.cast(ops.not_equal(targets, PAD_ID), "float32"), axis=1)  # [batch]
-  return ops.sum(per_token, axis=1) / tokens
+  return ops.sum(per_token, axis=1) / ops.sum(non_padding(targets), axis=1)
 
 
 def sequence_log_probs(model, inputs, targets):

@@ -96,7 +96,7 @@ class Translator:
 
   def translation(self, lines, progress=True):
     """Input lines -> their `Translation`. Warnings name line i as `first_line_number` + i."""
-    self._check_settings()
+    self.check_settings()
     lines = [line.rstrip("\r\n") for line in lines]
     outputs = [""] * len(lines)
     malformations = collections.Counter()
@@ -124,9 +124,9 @@ class Translator:
     meter.finish()
     return Translation(outputs, len(todo), repaired, malformations)
 
-  def _check_settings(self):
-    """UserError when the settings cannot decode with this model (checked when decoding:
-    scoring and attention maps need no search)."""
+  def check_settings(self):
+    """UserError when the settings cannot decode with this model (checked when decoding,
+    not when built: scoring and attention maps need no search)."""
     check_rules(self.hparams, self.rule_tables)
     if self.reranker is not None and self.settings.beam_size < 2:
       raise UserError("runs of both directions rerank a beam, and beam_size=1 keeps one "

@@ -16,6 +16,7 @@ class DevDecoding:
   """Decodes fixed dev sentences with a `Translator` and scores them."""
 
   def __init__(self, problem, translator, sources, references):
+    translator.check_settings()  # Settings it cannot decode with fail at the trainer's start.
     self.problem = problem
     self.translator = translator
     self.sources = sources          # Source texts.

@@ -18,8 +18,7 @@ from absl import logging
 import keras
 import tensorflow as tf
 
-from t2t_lite.constants import PAD_ID
-from t2t_lite.losses import smoothed_cross_entropy
+from t2t_lite.losses import non_padding, smoothed_cross_entropy
 
 # What a step reports, summed over replicas and micro-batches.
 STAT_NAMES = ("loss_sum", "nll_sum", "correct", "tokens", "input_tokens", "examples")
@@ -29,12 +28,12 @@ def token_statistics(features, logits, label_smoothing):
   """Sums over a batch: smoothed loss, NLL and correct argmaxes over non-padding
   target tokens; target and input token counts; examples."""
   targets = features["targets"]
-  weights = tf.cast(tf.not_equal(targets, PAD_ID), tf.float32)
+  weights = non_padding(targets)
   loss_sum = tf.reduce_sum(smoothed_cross_entropy(targets, logits, label_smoothing))
   nll_sum = tf.reduce_sum(smoothed_cross_entropy(targets, logits, 0.0))
   predictions = tf.argmax(logits, axis=-1, output_type=targets.dtype)
   correct = tf.reduce_sum(tf.cast(tf.equal(predictions, targets), tf.float32) * weights)
-  input_tokens = tf.reduce_sum(tf.cast(tf.not_equal(features["inputs"], PAD_ID), tf.float32))
+  input_tokens = tf.reduce_sum(non_padding(features["inputs"]))
   return {"loss_sum": loss_sum, "nll_sum": nll_sum, "correct": correct,
           "tokens": tf.reduce_sum(weights), "input_tokens": input_tokens,
           "examples": tf.cast(tf.shape(targets)[0], tf.float32)}
