@@ -68,12 +68,17 @@ def main(argv):
     raise UserError("--score_file goes without --decode_from_file and --decode_interactive")
   if not args.score_file and bool(args.decode_from_file) == args.decode_interactive:
     raise UserError("pass exactly one of --decode_from_file=FILE and --decode_interactive")
+  if args.decode_interactive and args.decode_to_file:
+    raise UserError("--decode_interactive prints each translation; --decode_to_file goes "
+                    "with --decode_from_file")
   source = args.score_file or args.decode_from_file
   if args.decode_to_file:
     check_output_file(args.decode_to_file, "--decode_to_file", [source])
   lines = None if args.decode_interactive else list(read_lines(source))
   translator = open_runs(args.output_dir, args.checkpoint_path, args.problem).translator(
       args.decode_hparams)
+  if not args.score_file:
+    translator.check_settings()  # Before the first line is read or decoded.
   if args.decode_interactive:
     _decode_interactively(translator)
     return 0

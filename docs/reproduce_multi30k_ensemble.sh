@@ -18,8 +18,8 @@
 # rerank their beam with all (t2t_lite.decoding.rerank).
 # Each seed's run, its averages and its own decodings land in RUN_ROOT/seedN for seed N
 # (logs: RUN_ROOT/seedN.log); the ensemble's in RUN_ROOT/ensemble.
-# All members read one data folder, RUN_ROOT/data, made by the first of them (one
-# vocabulary for all members, as an ensemble needs).
+# All members read one data folder, RUN_ROOT/data, made by whichever starts first, under a
+# lock (one vocabulary for all members, as an ensemble needs).
 # TRAIN_MINUTES, AVERAGE, BEAM, ALPHA, PRECISION, HPARAMS and MULTI30K are
 # reproduce_multi30k.sh's settings and pass through to every run. The wall time at the
 # defaults is about 2 h 15 min: one round's two hours, plus the ensemble's four decodings.
@@ -39,20 +39,42 @@ export BEAM=${BEAM:-5} ALPHA=${ALPHA:-1.4}  # reproduce_multi30k.sh's defaults, 
 [[ "$FIRST_SEED" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "FIRST_SEED must be a seed (0, 1, ...), not '$FIRST_SEED'" >&2; exit 2; }
 [[ "$RIGHT_TO_LEFT" =~ ^(0|[1-9][0-9]*)$ ]] && (( RIGHT_TO_LEFT < MEMBERS )) || {
   echo "RIGHT_TO_LEFT must be a count below MEMBERS=$MEMBERS (one member at least searches), not '$RIGHT_TO_LEFT'" >&2; exit 2; }
+[[ "$BEAM" =~ ^[1-9][0-9]*$ ]] && (( RIGHT_TO_LEFT == 0 || BEAM >= 2 )) || {
+  echo "BEAM must be a beam size (2 or more with RIGHT_TO_LEFT members, whose reranking needs a beam), not '$BEAM'" >&2; exit 2; }
 LAST_SEED=$(( FIRST_SEED + MEMBERS - 1 ))
 FIRST_BACKWARD=$(( LAST_SEED - RIGHT_TO_LEFT + 1 ))  # Seeds from here on train right to left.
 export DATA=$ROOT/data
 mkdir -p "$ROOT"  # for the members' logs; each run makes its own folders.
 
-# A failed member stops its round's other one: its commands first (a trainer saves on
-# SIGTERM), then its script (set -e there, so it would stop on its own too).
+# Stops members' scripts: their commands first (a trainer saves on SIGTERM), then the
+# scripts (set -e there, so they would stop on their own too).
 stop_members() {
   for PID in "$@"; do pkill -TERM -P "$PID"; kill "$PID"; done 2>/dev/null || true
+}
+
+# Waits for a round's members; the first to fail stops the others at once.
+wait_for_round() {
+  local RUNNING=("$@") STILL PID
+  while (( ${#RUNNING[@]} )); do
+    STILL=()
+    for PID in "${RUNNING[@]}"; do
+      if kill -0 "$PID" 2>/dev/null; then
+        STILL+=("$PID")
+      elif ! wait "$PID"; then
+        stop_members "$@"
+        return 1
+      fi
+    done
+    RUNNING=("${STILL[@]}")
+    if (( ${#RUNNING[@]} )); then sleep 5; fi
+  done
 }
 
 CORES=$(nproc)
 HALF=$(( CORES > 1 ? CORES / 2 : 1 ))
 CPU_LISTS=("0-$(( HALF - 1 ))" "$(( CORES > 1 ? HALF : 0 ))-$(( CORES - 1 ))")  # a round's first, second
+PIDS=()
+trap 'stop_members "${PIDS[@]}"; exit 130' INT TERM  # No member trains on without the script.
 for (( FIRST = FIRST_SEED; FIRST <= LAST_SEED; FIRST += 2 )); do
   PIDS=()
   for (( SEED = FIRST; SEED <= LAST_SEED && SEED < FIRST + 2; SEED++ )); do
@@ -62,12 +84,10 @@ for (( FIRST = FIRST_SEED; FIRST <= LAST_SEED; FIRST += 2 )); do
       "$ROOT/seed$SEED" tiny > "$ROOT/seed$SEED.log" 2>&1 &
     PIDS+=($!)
   done
-  for PID in "${PIDS[@]}"; do
-    wait "$PID" || {
-      stop_members "${PIDS[@]}"
-      echo "a seed's run failed: see the logs $ROOT/seed*.log" >&2; exit 1; }
-  done
+  wait_for_round "${PIDS[@]}" || {
+    echo "a seed's run failed: see the logs $ROOT/seed*.log" >&2; exit 1; }
 done
+trap - INT TERM
 
 LAST=""; AVERAGED=""
 for (( SEED = FIRST_SEED; SEED <= LAST_SEED; SEED++ )); do

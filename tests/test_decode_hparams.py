@@ -40,6 +40,9 @@ def test_tensor2tensors_max_input_size():
     assert not unlimited.truncate_inputs and unlimited.input_limit(hparams) is None
     # Learned positions end at max_length whatever the setting.
     assert unlimited.input_limit(dataclasses.replace(hparams, pos="emb")) == 256
+  longer = decode_hparams_for(Parsing(), "max_input_length=300")
+  assert longer.input_limit(hparams) == 300
+  assert longer.input_limit(dataclasses.replace(hparams, pos="emb")) == 256
 
 
 @pytest.mark.parametrize("overrides, message", [

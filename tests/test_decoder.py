@@ -168,6 +168,8 @@ def test_bad_input_is_one_line(trained_run, tmp_path):
       ((f"--decode_from_file={source}", f"--checkpoint_path={output_dir}/ckpt-999"),
        output_dir, "no such checkpoint"),
       ((f"--decode_from_file={source}",), str(tmp_path), "is not a run directory"),
+      (("--decode_interactive", f"--decode_to_file={tmp_path / 'out.de'}"), output_dir,
+       "--decode_to_file goes with --decode_from_file"),
   ]
   for flags, run, message in cases:
     result = decode(run, *flags)

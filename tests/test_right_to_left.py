@@ -239,6 +239,8 @@ def test_runs_of_both_directions_rerank_the_left_to_right_beam(trained_run, shar
   for flags, message in [
       ((f"--decode_from_file={source}", "--decode_hparams=beam_size=1"),
        "beam_size=1 keeps one hypothesis"),
+      (("--decode_interactive", "--decode_hparams=beam_size=1"),  # Before any line is read.
+       "beam_size=1 keeps one hypothesis"),
       ((f"--score_file={pairs}",), "scores with runs of one direction")]:
     refused = call("t2t-decoder", f"--output_dir={output_dir},{backward}", *flags)
     assert refused.returncode == 2 and message in error_line(refused.stderr), \

@@ -58,11 +58,13 @@ class DecodeHParams:
     """The most tokens (EOS included) an input keeps; None: all of them.
 
     A model with learned positions (`pos="emb"`) has `max_length` of them, so
-    its inputs are cut there even when `truncate_inputs` is False.
+    its inputs are cut there even when `truncate_inputs` is False or
+    `max_input_length` is larger.
     """
-    if self.truncate_inputs:
-      return self.max_input_length or hparams.max_length
-    return hparams.max_length if hparams.pos == "emb" else None
+    limit = (self.max_input_length or hparams.max_length) if self.truncate_inputs else None
+    if hparams.pos == "emb":
+      return min(limit or hparams.max_length, hparams.max_length)
+    return limit
 
 
 # The names `--decode_hparams` reads: DecodeHParams' and tensor2tensor's.

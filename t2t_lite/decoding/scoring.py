@@ -9,7 +9,9 @@ cross-entropy (the run's label_smoothing, less the smoothed target's own
 entropy, as in training) averaged over the target's tokens, EOS included; six
 decimals, one line per pair, in order. Lower is better; with
 label_smoothing=0 it is the negative log-likelihood per token. A right-to-left
-run scores each target with its tokens reversed, as it was trained.
+run scores each target with its tokens reversed, as it was trained. An ensemble
+(`--output_dir=A,B`) scores with the mean of its members' distributions and the first
+run's label_smoothing.
 
 `sequence_log_probs` is a model's log-probability of whole targets, which
 reranking (rerank.py) sums.

@@ -26,4 +26,4 @@ class Translating:
     return self.translator(decode_hparams).translate(lines, progress=progress)
 
   def _check_decodable(self):
-    """A UserError when there is no model to decode with yet."""
+    """Nothing here: a subclass whose model may be missing raises a UserError then."""
