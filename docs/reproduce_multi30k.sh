@@ -50,6 +50,8 @@ case $RECIPE in
       PRECISION=float32
       grep -qE 'avx512_bf16|amx_bf16' /proc/cpuinfo 2>/dev/null && PRECISION=bfloat16
     fi
+    [[ "$PRECISION" =~ ^(float32|bfloat16)$ ]] || {
+      echo "PRECISION must be float32 or bfloat16, not '$PRECISION'" >&2; exit 2; }
     MIXED=""
     [ "$PRECISION" = bfloat16 ] && MIXED=--mixed_precision=bfloat16
     AVERAGE=${AVERAGE:-20}
@@ -57,7 +59,10 @@ case $RECIPE in
            --train_minutes="${TRAIN_MINUTES:-120}" --local_eval_frequency=1000
            --eval_decode_sentences=300 --keep_checkpoint_max="$AVERAGE")
     BEAMS=("${BEAM:-5}")
-    ALPHA=${ALPHA:-1.4} ;;
+    ALPHA=${ALPHA:-1.4}
+    # Checked here, not by t2t-decoder hours later.
+    [[ "${BEAMS[0]}" =~ ^[1-9][0-9]*$ ]] || { echo "BEAM must be a beam size, not '$BEAM'" >&2; exit 2; }
+    [[ "$ALPHA" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "ALPHA must be a number >= 0, not '$ALPHA'" >&2; exit 2; } ;;
   small)
     AVERAGE=5
     TRAIN=(--hparams_set=transformer_small_multi30k --train_steps="${TRAIN_STEPS:-1000}"

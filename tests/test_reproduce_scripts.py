@@ -1,7 +1,7 @@
-"""docs/reproduce_multi30k_ensemble.sh's own logic, with a stand-in for the member script
-(docs/reproduce_multi30k.sh, hours of training): bad settings are refused before any
-member starts, a failed member stops its round at once, and stopping the script stops its
-members."""
+"""The Multi30k scripts' own logic, without their hours of training: bad settings are
+refused before anything starts; docs/reproduce_multi30k_ensemble.sh, with a stand-in for
+its member script (docs/reproduce_multi30k.sh), stops a round at its first failed member,
+and its members when it is stopped."""
 
 import os
 import shutil
@@ -12,8 +12,11 @@ import time
 
 import pytest
 
+pytestmark = pytest.mark.slow  # Every test runs the scripts in bash.
+
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join("docs", "reproduce_multi30k_ensemble.sh")
+MEMBER_SCRIPT = os.path.join("docs", "reproduce_multi30k.sh")
 
 # The member stand-in: writes its pid, then fails at once (seed FAIL_SEED) or sleeps.
 MEMBER = """#!/usr/bin/env bash
@@ -35,10 +38,10 @@ def project(tmp_path):
   return tmp_path
 
 
-def start(project, **settings):
+def start(project, *arguments, script=SCRIPT, **settings):
   env = dict(os.environ, **{name: str(value) for name, value in settings.items()})
-  return subprocess.Popen(["bash", SCRIPT, "ende_lc", "runs"], cwd=project, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+  return subprocess.Popen(["bash", script, "ende_lc", "runs", *arguments], cwd=project,
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def member_pids(project, seeds, timeout=30):
@@ -78,6 +81,20 @@ def test_bad_settings_are_refused_before_any_member_starts(project, settings, me
   _, stderr = finished.communicate(timeout=60)
   assert finished.returncode == 2 and message in stderr, stderr
   assert not (project / "runs").exists() or not list((project / "runs").glob("seed*"))
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"BEAM": "five"}, "BEAM must be a beam size, not 'five'"),
+    ({"ALPHA": "-1"}, "ALPHA must be a number >= 0"),
+    ({"PRECISION": "float16"}, "PRECISION must be float32 or bfloat16"),
+])
+def test_the_member_script_refuses_bad_settings_before_its_data(tmp_path, settings, message):
+  (tmp_path / "docs").mkdir()
+  shutil.copy(os.path.join(PROJECT, MEMBER_SCRIPT), tmp_path / "docs")
+  finished = start(tmp_path, "tiny", script=MEMBER_SCRIPT, **settings)
+  _, stderr = finished.communicate(timeout=60)
+  assert finished.returncode == 2 and message in stderr, stderr
+  assert not (tmp_path / "runs").exists()
 
 
 def test_a_failed_member_stops_its_round_at_once(project):
