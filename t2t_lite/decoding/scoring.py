@@ -106,7 +106,8 @@ def _check_positions(hparams, inputs, targets, source):
                       f"positions stop at max_length={hparams.max_length}")
 
 
-def padded(sequences):
-  """Lists of ids -> [len(sequences), longest] int32, 0-padded."""
-  width = max(len(ids) for ids in sequences)
+def padded(sequences, width=None):
+  """Lists of ids -> [len(sequences), width (default: the longest's length)] int32,
+  0-padded."""
+  width = width or max(len(ids) for ids in sequences)
   return np.array([ids + [PAD_ID] * (width - len(ids)) for ids in sequences], np.int32)

@@ -36,11 +36,12 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from t2t_lite.constants import EOS_ID, PAD_ID
+from t2t_lite.constants import EOS_ID
 from t2t_lite.decoding.mbr import mbr_order
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
 from t2t_lite.decoding.rerank import Reranker
 from t2t_lite.decoding.right_to_left import check_rules, target_order
+from t2t_lite.decoding.scoring import padded
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.errors import UserError
 from t2t_lite.progress_line import ProgressLine
@@ -161,18 +162,17 @@ class Translator:
     """Up to `replicas` batches of id lists, and each sentence's required count (the count
     rule's) -> per batch, per sentence, its n-best list."""
     width = self._width(max(len(s) for batch in group for s in batch))
-    padded = [np.array([s + [PAD_ID] * (width - len(s)) for s in batch], np.int32)
-              for batch in group]
+    inputs = [padded(batch, width) for batch in group]  # Each [batch, width].
     required = [np.array(counts, np.int32) for counts in required_group]
-    idle = self.strategy.num_replicas_in_sync - len(padded)
-    padded += [padded[0][:1]] * idle  # Replicas without a batch decode a copy of one line.
+    idle = self.strategy.num_replicas_in_sync - len(inputs)
+    inputs += [inputs[0][:1]] * idle  # Replicas without a batch decode a copy of one line.
     required += [required[0][:1]] * idle
     if self.strategy.num_replicas_in_sync == 1:
-      ids, scores = self._decode(tf.constant(padded[0]), tf.constant(required[0]))
+      ids, scores = self._decode(tf.constant(inputs[0]), tf.constant(required[0]))
       results = [(ids, scores)]
     else:
       values = self.strategy.experimental_distribute_values_from_function(
-          lambda context: (tf.constant(padded[context.replica_id_in_sync_group]),
+          lambda context: (tf.constant(inputs[context.replica_id_in_sync_group]),
                            tf.constant(required[context.replica_id_in_sync_group])))
       per_replica = self.strategy.run(self._decode, args=values)
       results = list(zip(self.strategy.experimental_local_results(per_replica[0]),
