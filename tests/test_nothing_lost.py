@@ -163,6 +163,9 @@ def test_interactive_decoding_reports_a_bad_line_and_goes_on(tmp_path, monkeypat
     def translator(self, decode_hparams=""):
       return self
 
+    def check_settings(self):
+      pass
+
     def translate(self, lines, progress=True):
       return [line.upper() for line in lines]
 
