@@ -75,9 +75,11 @@ class RunEnsemble(Translating):
     problem the caller expects (UserError when the runs are of another)."""
     checkpoints = checkpoints or [None] * len(directories)
     strategy = make_strategy()
-    check_compatible([Run.read(d, strategy) for d in directories])  # Before any weights load.
-    return cls([Run.open(d, c, problem, strategy=strategy)
-                for d, c in zip(directories, checkpoints)])
+    runs = [Run.read(d, strategy) for d in directories]
+    check_compatible(runs)  # Before any weights load.
+    for run, checkpoint in zip(runs, checkpoints):
+      run.load(checkpoint, problem)
+    return cls(runs)
 
 
 def check_compatible(runs):

@@ -100,12 +100,16 @@ class Run(Translating):
       another); None: the run's own.
     """
     run = cls.read(output_dir, strategy or make_strategy())
-    if problem and PROBLEMS.canonical_name(problem) != run.description.problem:
-      raise UserError(f"{output_dir} is a run of problem {run.description.problem}, not "
-                      f"{problem}; pass that run's problem or another --output_dir")
-    run._problem = PROBLEMS[run.description.problem]()  # Unknown: fails before the model loads.
-    run.restore(checkpoint)
+    run.load(checkpoint, problem)
     return run
+
+  def load(self, checkpoint=None, problem=None):
+    """What `open` does after `read`: checks the problem, then restores `checkpoint`."""
+    if problem and PROBLEMS.canonical_name(problem) != self.description.problem:
+      raise UserError(f"{self.output_dir} is a run of problem {self.description.problem}, not "
+                      f"{problem}; pass that run's problem or another --output_dir")
+    self._problem = PROBLEMS[self.description.problem]()  # Unknown: fails before the model loads.
+    self.restore(checkpoint)
 
   @property
   def problem(self):
