@@ -14,6 +14,7 @@ from t2t_lite.decoding.lengths import EOS_ID
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
 from t2t_lite.decoding.scoring import pair_losses
 from t2t_lite.decoding.token_counts import CountRule
+from t2t_lite.run import description as run_files
 from tiny_runs import copy_run, tiny_run, tiny_text
 
 EXTRA = 4
@@ -201,3 +202,21 @@ def test_runs_of_other_vocabularies_are_refused_in_one_line(tmp_path_factory, tm
     line = error_line(result.stderr)
     assert line.startswith("t2t-decoder: error: ") and expected in line, line
     assert "Traceback" not in result.stderr
+
+
+def test_runs_that_fit_alone_but_not_together_are_refused_before_loading(tmp_path_factory,
+                                                                          monkeypatch):
+  """Memory is set just above what one copy of the tiny run needs to load (its weights
+  twice), so each run passes its own check and the ensemble of three does not."""
+  from t2t_lite.run import Run
+  from t2t_lite.run.ensemble import open_runs
+  _, output_dir = tiny_run(tmp_path_factory)
+  run = Run.read(output_dir)
+  weights = run_files.weight_count(run.hparams, run.description.input_vocab_size,
+                                   run.description.target_vocab_size)
+  monkeypatch.setattr(run_files, "physical_memory", lambda: 2 * 4 * weights)
+  monkeypatch.setattr(Run, "restore", lambda *args: pytest.fail("weights loaded"))
+  message = one_line_error(lambda: open_runs(",".join([output_dir] * 3)))
+  assert message.startswith("the 3 runs to ensemble hold"), message
+  assert "ensemble fewer runs" in message
+  Run.read(output_dir)  # One alone still passes its own check.

@@ -17,6 +17,7 @@ rerank the beam (`t2t_lite.decoding.rerank`).
 
 from t2t_lite.decoding.ensemble import EnsembleModel
 from t2t_lite.errors import UserError
+from t2t_lite.run import description as run_files
 from t2t_lite.run.run import Run
 from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import make_strategy
@@ -77,6 +78,7 @@ class RunEnsemble(Translating):
     strategy = make_strategy()
     runs = [Run.read(d, strategy) for d in directories]
     check_compatible(runs)  # Before any weights load.
+    check_ensemble_fits(runs)
     for run, checkpoint in zip(runs, checkpoints):
       run.load(checkpoint, problem)
     return cls(runs)
@@ -96,6 +98,23 @@ def check_compatible(runs):
         raise UserError(f"cannot ensemble {first.output_dir} and {run.output_dir}: their {side} "
                         f"vocabularies differ ({difference}); ensemble runs trained on one "
                         f"vocabulary")
+
+
+def check_ensemble_fits(runs):
+  """UserError, before any weight loads, when the runs' models together need more memory
+  than the machine has (`Run.read` checked each alone): all their float32 weights held,
+  plus the largest restored once more while it loads last."""
+  memory = run_files.physical_memory()
+  counts = [run_files.weight_count(run.hparams, run.description.input_vocab_size,
+                                   run.description.target_vocab_size) for run in runs]
+  needed = 4 * (sum(counts) + max(counts))
+  if memory is None or needed <= memory:
+    return
+  raise UserError(f"the {len(runs)} runs to ensemble hold {sum(counts):.3g} weights "
+                  f"together: loading them as one ensemble needs about "
+                  f"{needed / 2 ** 30:,.1f} GiB, more than this machine's "
+                  f"{memory / 2 ** 30:,.1f} GiB of memory; ensemble fewer runs, or use a "
+                  f"machine with more memory")
 
 
 def vocabulary_difference(first, second):
