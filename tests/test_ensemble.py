@@ -206,7 +206,7 @@ def test_runs_of_other_vocabularies_are_refused_in_one_line(tmp_path_factory, tm
 
 def test_runs_that_fit_alone_but_not_together_are_refused_before_loading(tmp_path_factory,
                                                                           monkeypatch):
-  """Memory is set just above what one copy of the tiny run needs to load (its weights
+  """Memory is set to exactly what one copy of the tiny run needs to load (its weights
   twice), so each run passes its own check and the ensemble of three does not."""
   from t2t_lite.run import Run
   from t2t_lite.run.ensemble import open_runs

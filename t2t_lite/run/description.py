@@ -210,9 +210,15 @@ def _read_run_file(output_dir, name):
     raise DamagedFile(path, f"is not UTF-8 text (byte {error.start})", RESTORE) from None
 
 
-# Bytes of memory a model's weights take at least twice while a checkpoint is restored
-# into them (the variables and the tensors read), float32 each.
-BYTES_PER_WEIGHT_RESTORED = 2 * 4
+BYTES_PER_WEIGHT = 4  # float32
+
+
+def bytes_to_restore(weight_counts):
+  """Bytes of memory that restoring models of `weight_counts` weights, one after another,
+  needs at least: every model's weights held, and the last one's twice while its
+  checkpoint is read into it (the variables and the tensors read); the largest is taken
+  as the last."""
+  return BYTES_PER_WEIGHT * (sum(weight_counts) + max(weight_counts))
 
 
 def weight_count(hparams, input_vocab_size, target_vocab_size):
@@ -244,10 +250,10 @@ def check_model_fits(hparams, input_vocab_size, target_vocab_size, source):
   "RUN/hparams.json and RUN/run.json describe") needs more memory than the machine has."""
   memory = physical_memory()
   weights = weight_count(hparams, input_vocab_size, target_vocab_size)
-  if memory is None or weights * BYTES_PER_WEIGHT_RESTORED <= memory:
+  if memory is None or bytes_to_restore([weights]) <= memory:
     return
   raise UserError(
-      f"{source} a model of {weights:.3g} weights ({weights * 4 / 2 ** 30:,.0f} GiB in float32; "
+      f"{source} a model of {weights:.3g} weights ({weights * BYTES_PER_WEIGHT / 2 ** 30:,.0f} GiB in float32; "
       f"restoring one needs twice that), more than this machine's {memory / 2 ** 30:,.0f} GiB "
       f"of memory (hidden_size={hparams.hidden_size}, filter_size={hparams.filter_size}, "
       f"num_hidden_layers={hparams.num_hidden_layers}, vocabulary sizes {input_vocab_size} "

@@ -102,12 +102,11 @@ def check_compatible(runs):
 
 def check_ensemble_fits(runs):
   """UserError, before any weight loads, when the runs' models together need more memory
-  than the machine has (`Run.read` checked each alone): all their float32 weights held,
-  plus the largest restored once more while it loads last."""
+  to restore than the machine has (`Run.read` checked each alone)."""
   memory = run_files.physical_memory()
   counts = [run_files.weight_count(run.hparams, run.description.input_vocab_size,
                                    run.description.target_vocab_size) for run in runs]
-  needed = 4 * (sum(counts) + max(counts))
+  needed = run_files.bytes_to_restore(counts)
   if memory is None or needed <= memory:
     return
   raise UserError(f"the {len(runs)} runs to ensemble hold {sum(counts):.3g} weights "
