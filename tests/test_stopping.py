@@ -102,6 +102,78 @@ def test_a_signal_cuts_an_evaluation_short_and_saves(tmp_path_factory, tmp_path,
   assert steps(output_dir) == [2] and len(calls) == 2
 
 
+def test_a_signal_once_an_evaluation_finished_keeps_its_results(
+    tmp_path_factory, tmp_path, monkeypatch):
+  data_dir, _ = tiny_run(tmp_path_factory)
+  report, evaluate = trainer._Loop._report_evaluation, trainer._Loop._evaluate
+  returned = []
+
+  def report_after_a_signal(self, step, results, progress):
+    if step == 2:
+      os.kill(os.getpid(), signal.SIGTERM)  # Arrives as the finished evaluation is shown.
+    return report(self, step, results, progress)
+
+  def evaluate_and_keep(self, step, progress, stop):
+    returned.append((step, evaluate(self, step, progress, stop)))
+    return returned[-1][1]
+  monkeypatch.setattr(trainer._Loop, "_report_evaluation", report_after_a_signal)
+  monkeypatch.setattr(trainer._Loop, "_evaluate", evaluate_and_keep)
+  output_dir = str(tmp_path / "run")
+  with pytest.raises(StoppedBySignal) as stopped:
+    tiny_train(data_dir, output_dir, train_steps=50, schedule="train_and_evaluate",
+               local_eval_frequency=2, eval_steps=1, save_checkpoints_steps=100)
+  assert stopped.value.exit_status == 143
+  assert [(step, results is not None) for step, results in returned] == [(0, True), (2, True)]
+  assert steps(output_dir) == [2]
+
+
+def test_a_signal_swallowed_before_the_loop_stops_the_loop():
+  with stopping.stopped_before_the_loop():
+    try:
+      os.kill(os.getpid(), signal.SIGTERM)
+      for _ in range(1000):  # The handler runs between two of these.
+        sum(range(100))
+    except StoppedBySignal:
+      pass  # Swallowed, as Python does an exception raised in a garbage-collection callback.
+    with stopping.StopRequested() as stop:
+      assert stop.signal_name == "SIGTERM"
+
+
+def replaced_by_runtime_error(signum):
+  """Sends `signum` to this process, as TensorFlow's C++ code would see it while it runs
+  Python: the handler's exception comes back out as a RuntimeError (pybind11's)."""
+  try:
+    os.kill(os.getpid(), signum)
+    for _ in range(1000):  # The handler runs between two of these.
+      sum(range(100))
+  except BaseException as error:
+    raise RuntimeError(f"pybind11::error_already_set: MISMATCH ... REPLACED BY "
+                       f"{type(error).__name__}") from None
+  raise AssertionError("the handler raised nothing")
+
+
+def test_a_signal_whose_exception_comes_back_as_another_still_cuts_an_evaluation_short():
+  with stopping.StopRequested() as stop:
+    with pytest.raises(stopping.EvaluationInterrupted):
+      with stop.interrupting():
+        replaced_by_runtime_error(signal.SIGINT)
+    assert stop.signal_name == "SIGINT"
+    with pytest.raises(ValueError):  # Without a signal, an error stays itself.
+      with stopping.StopRequested().interrupting():
+        raise ValueError("not a signal's")
+
+
+def test_a_signal_before_the_loop_whose_exception_comes_back_as_another_still_stops():
+  with pytest.raises(StoppedBySignal) as stopped:
+    with stopping.stopped_before_the_loop():
+      replaced_by_runtime_error(signal.SIGTERM)
+  assert stopped.value.exit_status == 143
+  assert str(stopped.value) == "SIGTERM before training began: nothing to save yet"
+  with pytest.raises(ValueError):
+    with stopping.stopped_before_the_loop():
+      raise ValueError("not a signal's")
+
+
 def test_train_minutes_stops_saves_and_ends_as_finished(tmp_path_factory, tmp_path, monkeypatch):
   data_dir, _ = tiny_run(tmp_path_factory)
   reads = iter(range(0, 10000, 25))  # Every read of the clock: 25 seconds later.

@@ -29,6 +29,12 @@ class EvaluationInterrupted(BaseException):
   BaseException, so that no `except Exception` on the way swallows it."""
 
 
+# A handler's exception raised while TensorFlow's C++ runs Python code (tracing a function)
+# can come back out as another: pybind11 replaces it with a RuntimeError ("MISMATCH of
+# original and normalized active exception types"). Once a signal has arrived, an
+# exception from the block it arrived in is taken for the signal's own.
+
+
 class StopRequested:
   """Turns SIGTERM/SIGINT into a flag the loop checks after each step; inside
   `interrupting()` (an evaluation) the signal also raises EvaluationInterrupted.
@@ -51,6 +57,10 @@ class StopRequested:
 
   def __enter__(self):
     self._previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS}
+    # A signal `stopped_before_the_loop` took, whose exception Python swallowed (raised
+    # in a garbage-collection callback, say): it stops the loop as one received here.
+    self.signum = next((handler.signum for handler in self._previous.values()
+                        if isinstance(handler, _StopAtOnce) and handler.signum), None)
     return self
 
   def _handle(self, signum, frame):
@@ -72,6 +82,10 @@ class StopRequested:
     self._interruptible = self.interrupt_evaluations
     try:
       yield
+    except Exception:
+      if self.signum and self.interrupt_evaluations:  # The signal's, replaced (above).
+        raise EvaluationInterrupted() from None
+      raise
     finally:
       self._interruptible = False
 
@@ -88,10 +102,7 @@ def stopped_before_the_loop():
   before the first step), so that a start stopped that way ends with its one line and
   128 + the signal, and is undone as any failed start is. The loop's StopRequested takes
   over while it runs. Outside the main thread (where handlers cannot be set): no change."""
-  def stop(signum, frame):
-    del frame
-    raise StoppedBySignal(signum, f"{signal.Signals(signum).name} before training began: "
-                                  f"nothing to save yet")
+  stop = _StopAtOnce()
   try:
     previous = {sig: signal.signal(sig, stop) for sig in StopRequested.SIGNALS}
   except ValueError:  # Not the main thread.
@@ -99,9 +110,28 @@ def stopped_before_the_loop():
     return
   try:
     yield
+  except Exception:
+    if stop.signum:  # The signal's StoppedBySignal, replaced (above).
+      raise stop.stopped() from None
+    raise
   finally:
     for sig, handler in previous.items():
       signal.signal(sig, handler)
+
+
+class _StopAtOnce:
+  """`stopped_before_the_loop`'s handler: raises StoppedBySignal, and keeps the signal."""
+
+  signum = None
+
+  def __call__(self, signum, frame):
+    del frame
+    self.signum = self.signum or signum
+    raise self.stopped()
+
+  def stopped(self):
+    return StoppedBySignal(self.signum, f"{signal.Signals(self.signum).name} before training "
+                                        f"began: nothing to save yet")
 
 
 class TimeLimit:

@@ -294,27 +294,28 @@ class _Loop:
         "tokens_per_second": tokens_per_second, "target_tokens": stats["tokens"]})
 
   def _evaluate(self, step, progress, stop):
-    """Evaluates, records and shows the results -> them; None when a signal cut it short."""
+    """Evaluates, records and shows the results -> them; None when a signal cut the
+    evaluation short (one that comes once it has finished leaves its results kept)."""
     try:
       with stop.interrupting():
-        results = self._evaluate_now(step, progress)
+        results = self.evaluator.evaluate()
     except EvaluationInterrupted:
       progress.message(f"{stop.signal_name} during the evaluation at step {step}: evaluation "
                        f"abandoned, saving")
       return None
+    self._report_evaluation(step, results, progress)
     if self.watch:  # Writing best/ is not cut short by a signal.
       self.watch.observe(step, results, progress.message)
     return results
 
-  def _evaluate_now(self, step, progress):
-    results = self.evaluator.evaluate()
+  def _report_evaluation(self, step, results, progress):
+    """Summaries, the eval line and curves.png for `results` of the evaluation at `step`."""
     values = {name: results[name] for name in ("loss", "accuracy", "perplexity")}
     if "decoded" in results:
       values[results["decoded"][0]] = results["decoded"][1]
     self._record(EVAL_SUMMARIES, self.eval_writer, step, values)
     progress.message(eval_line(step, results))
     self._draw_curves()
-    return results
 
   def _record(self, split, writer, step, values):
     """Writes {tag: number} as summaries of `split` at `step`, and keeps them for curves.png.
