@@ -80,6 +80,14 @@ def test_sigterm_during_the_final_save_lets_it_complete(tmp_path_factory, tmp_pa
   assert steps(output_dir) == [3]
 
 
+def stopped_evaluating_every_2_steps(data_dir, output_dir):
+  """-> the StoppedBySignal of a tiny run evaluating at steps 0, 2, 4, ... (50 steps)."""
+  with pytest.raises(StoppedBySignal) as stopped:
+    tiny_train(data_dir, output_dir, train_steps=50, schedule="train_and_evaluate",
+               local_eval_frequency=2, eval_steps=1, save_checkpoints_steps=100)
+  return stopped.value
+
+
 def test_a_signal_cuts_an_evaluation_short_and_saves(tmp_path_factory, tmp_path, monkeypatch):
   data_dir, _ = tiny_run(tmp_path_factory)
   original = evaluation.Evaluator.evaluate
@@ -95,10 +103,7 @@ def test_a_signal_cuts_an_evaluation_short_and_saves(tmp_path_factory, tmp_path,
     return original(self)
   monkeypatch.setattr(evaluation.Evaluator, "evaluate", long_evaluation)
   output_dir = str(tmp_path / "run")
-  with pytest.raises(StoppedBySignal) as stopped:
-    tiny_train(data_dir, output_dir, train_steps=50, schedule="train_and_evaluate",
-               local_eval_frequency=2, eval_steps=1, save_checkpoints_steps=100)
-  assert stopped.value.exit_status == 143
+  assert stopped_evaluating_every_2_steps(data_dir, output_dir).exit_status == 143
   assert steps(output_dir) == [2] and len(calls) == 2
 
 
@@ -119,20 +124,22 @@ def test_a_signal_once_an_evaluation_finished_keeps_its_results(
   monkeypatch.setattr(trainer._Loop, "_report_evaluation", report_after_a_signal)
   monkeypatch.setattr(trainer._Loop, "_evaluate", evaluate_and_keep)
   output_dir = str(tmp_path / "run")
-  with pytest.raises(StoppedBySignal) as stopped:
-    tiny_train(data_dir, output_dir, train_steps=50, schedule="train_and_evaluate",
-               local_eval_frequency=2, eval_steps=1, save_checkpoints_steps=100)
-  assert stopped.value.exit_status == 143
+  assert stopped_evaluating_every_2_steps(data_dir, output_dir).exit_status == 143
   assert [(step, results is not None) for step, results in returned] == [(0, True), (2, True)]
   assert steps(output_dir) == [2]
+
+
+def signal_this_process(signum):
+  """Sends `signum` to this process and runs Python code until its handler has run."""
+  os.kill(os.getpid(), signum)
+  for _ in range(1000):  # The handler runs between two of these.
+    sum(range(100))
 
 
 def test_a_signal_swallowed_before_the_loop_stops_the_loop():
   with stopping.stopped_before_the_loop():
     try:
-      os.kill(os.getpid(), signal.SIGTERM)
-      for _ in range(1000):  # The handler runs between two of these.
-        sum(range(100))
+      signal_this_process(signal.SIGTERM)
     except StoppedBySignal:
       pass  # Swallowed, as Python does an exception raised in a garbage-collection callback.
     with stopping.StopRequested() as stop:
@@ -143,9 +150,7 @@ def replaced_by_runtime_error(signum):
   """Sends `signum` to this process, as TensorFlow's C++ code would see it while it runs
   Python: the handler's exception comes back out as a RuntimeError (pybind11's)."""
   try:
-    os.kill(os.getpid(), signum)
-    for _ in range(1000):  # The handler runs between two of these.
-      sum(range(100))
+    signal_this_process(signum)
   except BaseException as error:
     raise RuntimeError(f"pybind11::error_already_set: MISMATCH ... REPLACED BY "
                        f"{type(error).__name__}") from None
