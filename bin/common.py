@@ -6,6 +6,7 @@ import os
 import sys
 
 from absl import app
+from absl import flags
 
 from t2t_lite import quiet
 from t2t_lite.command_line import define_flags, flag_values
@@ -34,8 +35,20 @@ def entry_point(main, registries=True):
   """
   def run():
     program = os.path.basename(sys.argv[0])
-    app.run(lambda argv: call_main(main, argv, program, registries))
+    app.run(lambda argv: call_main(main, argv, program, registries),
+            flags_parser=lambda argv: parse_flags(argv, program))
   return run
+
+
+def parse_flags(argv, program):
+  """absl's flag parsing -> the arguments left. A flag it refuses (unknown, or a value of
+  the wrong kind) prints one line `program: error: ...` and exits with 2, as a UserError
+  does (absl's own way: two lines and 1)."""
+  try:
+    return flags.FLAGS(argv)
+  except flags.Error as error:
+    print(f"{program}: error: {error} (see {program} --helpshort)", file=sys.stderr)
+    sys.exit(2)
 
 
 def call_main(main, argv, program, registries=True):

@@ -92,10 +92,9 @@ def call(tool, *args, stdin=""):
   argv = [tool, *map(str, args)]
   with _captured_output(stdin) as (out, err):
     try:
-      parsed = flags.FLAGS(argv)
-    except flags.Error as error:
-      print(f"{tool}: error: {error}", file=sys.stderr)
-      code = 1
+      parsed = common.parse_flags(argv, tool)
+    except SystemExit as exit_:
+      code = exit_.code
     else:
       absl_logging.set_verbosity(absl_logging.INFO)  # What absl's app.run leaves set.
       try:
