@@ -17,10 +17,13 @@ TensorBoard at those steps.
 
 import dataclasses
 
+from absl import logging
+
 from t2t_lite.bin import common
 from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.bleu import BLEU_VARIANTS, DEFAULT_LANGUAGE, score_files
+from t2t_lite.metrics.moses import knows_abbreviations_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +59,10 @@ def main(argv):
   require(args, reference="the reference translation file(s) to score against")
   if args.event_dir and not args.translations_dir:
     raise UserError("--event_dir goes with --translations_dir")
+  if not knows_abbreviations_of(args.language):
+    logging.warning("--language=%s: Moses knows no abbreviations of that language; the "
+                    "tokenized BLEUs use English's, as tokenizer.perl -l %s does",
+                    args.language, args.language)
   if args.translations_dir:
     return _score_directory(args)
   report = score_files(args.translation, args.reference, args.language)

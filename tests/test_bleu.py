@@ -289,6 +289,16 @@ def test_cli_prints_the_six_labelled_scores(tmp_path, reference, reference_path)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("language, warned", [("de", False), ("fr", False), ("dee", True)])
+def test_cli_warns_of_a_language_moses_has_no_abbreviations_of(reference_path, language,
+                                                                warned):
+  code, _, err = run_cli(f"--translation={reference_path}", f"--reference={reference_path}",
+                         f"--language={language}")
+  assert code == 0, err
+  assert (f"--language={language}: Moses knows no abbreviations" in err) == warned
+
+
+@pytest.mark.slow
 def test_cli_scores_a_directory_of_translations_in_step_order(tmp_path, files):
   translations = tmp_path / "translations"
   translations.mkdir()

@@ -29,6 +29,7 @@ import functools
 import re
 
 from sacremoses import MosesPunctNormalizer, MosesTokenizer
+from sacremoses.corpus import NonbreakingPrefixes
 
 _ENDS_WITH_PERIOD = re.compile(r"^(\S+)\.$")
 
@@ -46,6 +47,12 @@ class _PerlRules(MosesTokenizer):
 @functools.lru_cache(maxsize=None)
 def _tokenizer(language):
   return _PerlRules(lang=language)
+
+
+def knows_abbreviations_of(language):
+  """Whether Moses has `language`'s non-breaking prefixes (de, en, fr, ...). For any other
+  code its tokenizer uses English's, as `tokenizer.perl -l` does after a warning."""
+  return language in NonbreakingPrefixes().available_langs
 
 
 def moses_tokenize(line, language):
