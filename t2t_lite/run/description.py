@@ -253,7 +253,8 @@ def check_model_fits(hparams, input_vocab_size, target_vocab_size, source):
   if memory is None or bytes_to_restore([weights]) <= memory:
     return
   raise UserError(
-      f"{source} a model of {weights:.3g} weights ({weights * BYTES_PER_WEIGHT / 2 ** 30:,.0f} GiB in float32; "
+      f"{source} a model of {weights:.3g} weights "
+      f"({weights * BYTES_PER_WEIGHT / 2 ** 30:,.0f} GiB in float32; "
       f"restoring one needs twice that), more than this machine's {memory / 2 ** 30:,.0f} GiB "
       f"of memory (hidden_size={hparams.hidden_size}, filter_size={hparams.filter_size}, "
       f"num_hidden_layers={hparams.num_hidden_layers}, vocabulary sizes {input_vocab_size} "

@@ -8,6 +8,11 @@ or evaluation lets the save complete. A run stopped by a signal then raises
 expects of it, 128 + the signal's number (143 for SIGTERM, 130 for SIGINT),
 so "stopped" reads differently from "finished" (0). --train_minutes is a
 planned end: that run ends as a finished one does.
+
+A handler's exception raised while TensorFlow's C++ runs Python code (tracing a
+function) can come back out as another: pybind11 replaces it with a RuntimeError
+("MISMATCH of original and normalized active exception types"). So once a signal
+has arrived, an exception from the block it arrived in is taken for the signal's own.
 """
 
 import contextlib
@@ -27,12 +32,6 @@ class StoppedBySignal(BaseException):
 class EvaluationInterrupted(BaseException):
   """Raised inside `StopRequested.interrupting()` when a signal arrives there. A
   BaseException, so that no `except Exception` on the way swallows it."""
-
-
-# A handler's exception raised while TensorFlow's C++ runs Python code (tracing a function)
-# can come back out as another: pybind11 replaces it with a RuntimeError ("MISMATCH of
-# original and normalized active exception types"). Once a signal has arrived, an
-# exception from the block it arrived in is taken for the signal's own.
 
 
 class StopRequested:
@@ -83,7 +82,7 @@ class StopRequested:
     try:
       yield
     except Exception:
-      if self.signum and self.interrupt_evaluations:  # The signal's, replaced (above).
+      if self.signum and self.interrupt_evaluations:  # The signal's, replaced (module doc).
         raise EvaluationInterrupted() from None
       raise
     finally:
@@ -111,7 +110,7 @@ def stopped_before_the_loop():
   try:
     yield
   except Exception:
-    if stop.signum:  # The signal's StoppedBySignal, replaced (above).
+    if stop.signum:  # The signal's, replaced (module doc).
       raise stop.stopped() from None
     raise
   finally:
