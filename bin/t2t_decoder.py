@@ -50,6 +50,8 @@ class DecoderFlags:
                                      "line, and print each translation as it is done.")
   score_file: str = setting(None, "Instead of decoding: score each `input<TAB>target` line "
                             "of this file (its loss per target token), one score per line.")
+  worker_gpu: int = shared("worker_gpu")
+  locally_shard_to_cpu: bool = shared("locally_shard_to_cpu")
 
 
 define_flags(DecoderFlags)
@@ -63,6 +65,7 @@ def main(argv):
   from t2t_lite.errors import UserError
   from t2t_lite.output_paths import check_output_file
   from t2t_lite.run.ensemble import open_runs
+  from t2t_lite.strategy import make_strategy
   require(args, output_dir=TRAINED_RUN)
   if args.score_file and (args.decode_from_file or args.decode_interactive):
     raise UserError("--score_file goes without --decode_from_file and --decode_interactive")
@@ -75,8 +78,9 @@ def main(argv):
   if args.decode_to_file:
     check_output_file(args.decode_to_file, "--decode_to_file", [source])
   lines = None if args.decode_interactive else list(read_lines(source))
-  translator = open_runs(args.output_dir, args.checkpoint_path, args.problem).translator(
-      args.decode_hparams)
+  strategy = make_strategy(args.worker_gpu, args.locally_shard_to_cpu, across_workers=False)
+  translator = open_runs(args.output_dir, args.checkpoint_path, args.problem,
+                         strategy).translator(args.decode_hparams)
   if not args.score_file:
     translator.check_settings()  # Before the first line is read or decoded.
   if args.decode_interactive:

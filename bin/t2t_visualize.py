@@ -29,6 +29,8 @@ class VisualizeFlags:
   target: str = setting(None, "A target text to force instead of the greedy translation of "
                         "--sentence.")
   visualize_dir: str = setting(None, "Where to write index.html and the heat maps.")
+  worker_gpu: int = shared("worker_gpu")
+  locally_shard_to_cpu: bool = shared("locally_shard_to_cpu")
 
 
 define_flags(VisualizeFlags)
@@ -39,6 +41,7 @@ def main(argv):
   args = flag_values(VisualizeFlags)
   from t2t_lite.output_paths import check_output_directory
   from t2t_lite.run import Run
+  from t2t_lite.strategy import make_strategy
   from t2t_lite.visualization.attention_maps import sentence_attention
   from t2t_lite.visualization.page import write_visualization
   require(args, output_dir=TRAINED_RUN)
@@ -46,7 +49,9 @@ def main(argv):
     require(args, sentence="the source sentence to visualize")
   require(args, visualize_dir="where to write index.html and the images")
   check_output_directory(args.visualize_dir, "--visualize_dir")
-  translator = Run.open(args.output_dir, args.checkpoint_path).translator("beam_size=1")
+  strategy = make_strategy(args.worker_gpu, args.locally_shard_to_cpu, across_workers=False)
+  translator = Run.open(args.output_dir, args.checkpoint_path,
+                        strategy=strategy).translator("beam_size=1")
   maps = sentence_attention(translator, args.sentence, args.target)
   written = write_visualization(maps, args.visualize_dir)
   label = "target" if maps.teacher_forced else "greedy translation"

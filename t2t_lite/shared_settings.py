@@ -21,6 +21,13 @@ SHARED = {
     "output_dir": (None, "Run directory: checkpoints, hparams.json, summaries."),
     "checkpoint_path": (None, "A checkpoint to use instead of the run directory's latest."),
     "decode_hparams": ("", "Decoding overrides, e.g. 'beam_size=4,alpha=0.6'."),
+    "worker_gpu": (0, "Local GPUs to use (MirroredStrategy over them); 0 = all. On a machine "
+                   "without GPUs, 0 or 1 means the CPU. With TF_CONFIG naming several "
+                   "workers, t2t-trainer uses MultiWorkerMirroredStrategy (the other "
+                   "commands use this machine's devices only)."),
+    "locally_shard_to_cpu": (False, "Run the --worker_gpu replicas on as many logical "
+                             "devices of the CPU (MirroredStrategy), as tensor2tensor's flag "
+                             "did: several replicas on any machine, e.g. for testing."),
     "vocab_size": (None, "Vocabulary size: t2t-datagen trains a SentencePiece vocabulary of "
                    "this size instead of the problem's own (e.g. for a small corpus); "
                    "t2t-trainer --summary builds the model for it without a problem."),

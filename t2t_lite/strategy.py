@@ -1,5 +1,10 @@
-"""Choosing the tf.distribute strategy: one device, all local GPUs, or several machines;
-which devices it computes on, and which process writes (the chief)."""
+"""Choosing the tf.distribute strategy: one device, several local devices, or several
+machines; which devices it computes on, how the input is split, and which process writes
+(the chief).
+
+    strategy = make_strategy(worker_gpu=2, locally_shard_to_cpu=True)  # 2 logical CPUs
+    pipelines, pipeline_id = input_pipeline(strategy)    # this process's share of the data
+"""
 
 import json
 import os
@@ -10,25 +15,64 @@ import tensorflow as tf
 from t2t_lite.errors import UserError
 
 
-def make_strategy(worker_gpu=None):
-  """The strategy a run uses.
+def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=True):
+  """The strategy a command uses.
 
-  - `TF_CONFIG` naming more than one worker: MultiWorkerMirroredStrategy.
-  - Several local GPUs (or `worker_gpu` > 1): MirroredStrategy over them.
+  - `TF_CONFIG` naming more than one worker (and `across_workers`):
+    MultiWorkerMirroredStrategy.
+  - `locally_shard_to_cpu`: MirroredStrategy over `worker_gpu` logical devices the CPU is
+    split into (tensor2tensor's flag; what several GPUs give, on any machine).
+  - Several local GPUs (or `worker_gpu` > 1 of them): MirroredStrategy over them.
   - Otherwise the default strategy on the one device (GPU or CPU).
-  worker_gpu: how many local GPUs to use; None or 0 = all of them.
+  worker_gpu: how many local GPUs to use; None or 0 = all of them. On a machine without
+    GPUs, 1 (tensor2tensor's default) means the CPU.
+  across_workers: False for commands that work on this machine alone (decoding, export):
+    they use its devices whatever TF_CONFIG says.
   """
-  if _workers_in_tf_config() > 1:
+  workers = _workers_in_tf_config()
+  if workers > 1 and across_workers:
+    if locally_shard_to_cpu:
+      raise UserError("--locally_shard_to_cpu splits one machine's CPU; with TF_CONFIG naming "
+                      f"{workers} workers, each worker trains on its own devices: drop the flag")
     return tf.distribute.MultiWorkerMirroredStrategy()
+  if workers > 1:
+    logging.info("TF_CONFIG names %d workers; this command uses this machine's devices only",
+                 workers)
+  if locally_shard_to_cpu:
+    return _mirrored(split_cpu(max(worker_gpu or 1, 1)))
   gpus = tf.config.list_logical_devices("GPU")
-  if worker_gpu:
-    if worker_gpu > len(gpus):
-      raise UserError(f"--worker_gpu={worker_gpu} but this machine has {len(gpus)} GPU(s); "
-                      f"pass --worker_gpu={len(gpus) or 1} or leave it unset")
-    gpus = gpus[:worker_gpu]
+  if worker_gpu and worker_gpu > len(gpus) and not (worker_gpu == 1 and not gpus):
+    fix = ("pass --locally_shard_to_cpu to run the replicas on logical devices of the CPU, "
+           "or leave --worker_gpu unset" if not gpus else
+           f"pass --worker_gpu={len(gpus)} or leave it unset")
+    raise UserError(f"--worker_gpu={worker_gpu} but this machine has {len(gpus)} GPU(s); {fix}")
+  gpus = gpus[:worker_gpu] if worker_gpu else gpus
   if len(gpus) > 1:
-    return tf.distribute.MirroredStrategy([gpu.name for gpu in gpus])
+    return _mirrored([gpu.name for gpu in gpus])
   return tf.distribute.get_strategy()
+
+
+def _mirrored(devices):
+  """MirroredStrategy over `devices`; one device (the CPU's, say) is a OneDeviceStrategy."""
+  if len(devices) == 1:
+    return tf.distribute.OneDeviceStrategy(devices[0])
+  return tf.distribute.MirroredStrategy(devices)
+
+
+def split_cpu(count):
+  """Splits the CPU into `count` logical devices -> their names. TensorFlow allows it only
+  before its runtime starts; a process that started it with another count gets a UserError."""
+  cpu = tf.config.list_physical_devices("CPU")[0]
+  try:
+    tf.config.set_logical_device_configuration(
+        cpu, [tf.config.LogicalDeviceConfiguration()] * count)
+  except RuntimeError:  # The runtime already started: its devices are fixed.
+    pass
+  devices = [device.name for device in tf.config.list_logical_devices("CPU")]
+  if len(devices) != count:
+    raise UserError(f"--locally_shard_to_cpu with --worker_gpu={count}: this process already "
+                    f"set up {len(devices)} CPU device(s); start a new process")
+  return devices
 
 
 def _workers_in_tf_config():
@@ -40,9 +84,14 @@ def _workers_in_tf_config():
   except json.JSONDecodeError as error:
     raise UserError(f"TF_CONFIG is not valid JSON ({error}); see "
                     f"https://www.tensorflow.org/guide/distributed_training") from None
-  workers = config.get("cluster", {}).get("worker", [])
-  logging.info("TF_CONFIG names %d worker(s); this is %s", len(workers), config.get("task"))
-  return len(workers)
+  cluster = config.get("cluster", {})
+  workers = len(cluster.get("worker", [])) + len(cluster.get("chief", []))
+  logging.info("TF_CONFIG names %d worker(s); this is %s", workers, config.get("task"))
+  return workers
+
+
+def is_multi_worker(strategy):
+  return isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
 
 
 def is_chief(strategy):
@@ -52,6 +101,23 @@ def is_chief(strategy):
     return True
   return resolver.task_type in (None, "chief") or (
       resolver.task_type == "worker" and resolver.task_id == 0)
+
+
+def input_pipeline(strategy):
+  """(input pipelines, this process's pipeline id): one pipeline per process, each
+  reading its own shard of the data; ids as TensorFlow's: the chief first, then workers."""
+  resolver = getattr(strategy, "cluster_resolver", None)
+  spec = resolver.cluster_spec().as_dict() if resolver else {}
+  if not is_multi_worker(strategy) or not spec:
+    return 1, 0
+  chiefs, workers = len(spec.get("chief", [])), len(spec.get("worker", []))
+  pipeline_id = resolver.task_id + (chiefs if resolver.task_type == "worker" else 0)
+  return chiefs + workers, pipeline_id
+
+
+def local_replicas(strategy):
+  """Replicas this process computes on (all of them but under several workers)."""
+  return len(device_names(strategy))
 
 
 def device_names(strategy):

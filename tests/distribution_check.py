@@ -74,14 +74,12 @@ SPEC = {"inputs": tf.TensorSpec([None, None], tf.int32),
 
 
 def repeating(batches):
-  """A dataset function that yields `batches` in turn, forever."""
-  def dataset_fn(context):
-    del context
-    def generate():
-      while True:
-        yield from batches
-    return tf.data.Dataset.from_generator(generate, output_signature=SPEC)
-  return dataset_fn
+  """A dataset that yields `batches` in turn, forever: a process's input pipeline, whose
+  consecutive batches go to its replicas (and their micro-batches) in turn."""
+  def generate():
+    while True:
+      yield from batches
+  return tf.data.Dataset.from_generator(generate, output_signature=SPEC)
 
 
 def train_and_save(name, strategy, batches, accumulation=1, jit_compile=False):
@@ -95,7 +93,7 @@ def train_and_save(name, strategy, batches, accumulation=1, jit_compile=False):
   initial = [np.asarray(v) for v in model.weights]
   step = TrainStep(strategy, model, optimizer, HPARAMS.label_smoothing, accumulation,
                    jit_compile)
-  iterator = iter(strategy.distribute_datasets_from_function(repeating(batches)))
+  iterator = iter(repeating(batches))
   losses = []
   for _ in range(3):
     stats = step(iterator)

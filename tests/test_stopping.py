@@ -34,8 +34,8 @@ def signal_at_step(monkeypatch, signum, at_step):
   """The training step sends `signum` to this process once the step reaches `at_step`."""
   original = train_step.TrainStep.__call__
 
-  def step_then_signal(self, iterator):
-    stats = original(self, iterator)
+  def step_then_signal(self, *args):
+    stats = original(self, *args)
     if int(self.optimizer.iterations) == at_step:
       os.kill(os.getpid(), signum)
     return stats
@@ -238,7 +238,7 @@ def test_train_minutes_has_a_floor():
 
 
 def fail_at_first_step(monkeypatch):
-  def fail(self, iterator):
+  def fail(self, *args):
     raise UserError("the first step failed")
   monkeypatch.setattr(train_step.TrainStep, "__call__", fail)
 

@@ -125,7 +125,8 @@ class Checkpoints:
   """Saves and restores model, optimizer (its iteration count is the step) and data position.
 
   every_steps / every_seconds: save when either many steps or seconds passed
-  since the last save (0 or None disables that trigger).
+  since the last save (0 or None disables that trigger); the trainer asks both
+  (`due_by_steps`, `due_by_time`), and makes its workers agree on the second.
   """
 
   def __init__(self, strategy, output_dir, keep, every_steps, every_seconds, **trackables):
@@ -160,14 +161,17 @@ class Checkpoints:
     self._last_step = checkpoint_step(path)
     return path
 
-  def due(self, step):
-    """Whether a save is due after `step`."""
-    if self.every_steps and step - self._last_step >= self.every_steps:
-      return True
+  def due_by_steps(self, step):
+    """Whether `step` is every_steps past the last save (the same on every worker)."""
+    return bool(self.every_steps) and step - self._last_step >= self.every_steps
+
+  def due_by_time(self):
+    """Whether every_seconds passed since the last save, by this process's clock."""
     return bool(self.every_seconds) and time.monotonic() - self._last_time >= self.every_seconds
 
   def save(self, step):
-    """Writes checkpoint ckpt-<step> (once per step) and prunes old ones; returns its path."""
+    """Writes checkpoint ckpt-<step> (once per step) and prunes old ones; returns its path
+    (on a worker other than the chief: the path the chief writes)."""
     if self.latest and checkpoint_step(self.latest) == step:
       return self.latest
     if is_chief(self.strategy):
@@ -176,8 +180,10 @@ class Checkpoints:
       # Other workers must take part in the save's collective ops; they write to a
       # private directory and delete it.
       scratch = worker_scratch(self.output_dir, self.strategy.cluster_resolver.task_id)
-      path = self.checkpoint.write(checkpoint_prefix(scratch, step))
+      self.checkpoint.write(checkpoint_prefix(scratch, step))
       tf.io.gfile.rmtree(scratch)
+      path = checkpoint_prefix(self.output_dir, step)  # The chief's, of the same step.
+      self.latest = path
     self._last_step, self._last_time = step, time.monotonic()
     return path
 
@@ -206,10 +212,12 @@ class Checkpoints:
 
 def remove_unfinished_saves(output_dir):
   """Removes what a process killed mid-save leaves behind: `ckpt-N_temp` directories,
-  and files of checkpoints older than every listed one (dropped from the state
-  file, not yet deleted)."""
+  files of checkpoints older than every listed one (dropped from the state file, not
+  yet deleted), and the scratch directories of workers (`worker_scratch`): the chief
+  calls it as a run starts, before any worker can save."""
   any_checkpoint = checkpoint_prefix(output_dir, "*")  # RUN/ckpt-*
   leftovers = tf.io.gfile.glob(any_checkpoint + "_temp")
+  leftovers += tf.io.gfile.glob(worker_scratch(output_dir, "*"))
   listed = checkpoint_paths(output_dir)
   if listed:
     oldest_kept = checkpoint_step(listed[0])

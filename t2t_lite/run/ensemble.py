@@ -23,13 +23,14 @@ from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import make_strategy
 
 
-def open_runs(output_dir, checkpoint_path=None, problem=None):
+def open_runs(output_dir, checkpoint_path=None, problem=None, strategy=None):
   """--output_dir=A[,B,...] and --checkpoint_path -> `Run.open` of one run directory, or a
   `RunEnsemble` of several (--checkpoint_path then names one checkpoint per run, comma-
-  separated in the same order, an empty entry meaning that run's newest)."""
+  separated in the same order, an empty entry meaning that run's newest), in `strategy`
+  (default: `Run.open`'s)."""
   directories = [d.strip() for d in output_dir.split(",")]
   if len(directories) == 1:
-    return Run.open(directories[0], checkpoint_path, problem)
+    return Run.open(directories[0], checkpoint_path, problem, strategy)
   if not all(directories):
     raise UserError(f"--output_dir={output_dir} has an empty entry; list run directories "
                     f"separated by commas")
@@ -40,7 +41,7 @@ def open_runs(output_dir, checkpoint_path=None, problem=None):
       raise UserError(f"--checkpoint_path names {len(checkpoints)} checkpoints for "
                       f"{len(directories)} runs in --output_dir; give one per run, in order, "
                       f"separated by commas (an empty entry: that run's newest)")
-  return RunEnsemble.open(directories, checkpoints, problem)
+  return RunEnsemble.open(directories, checkpoints, problem, strategy)
 
 
 class RunEnsemble(Translating):
@@ -70,12 +71,12 @@ class RunEnsemble(Translating):
     self._translators = {}
 
   @classmethod
-  def open(cls, directories, checkpoints=None, problem=None):
+  def open(cls, directories, checkpoints=None, problem=None, strategy=None):
     """The runs of `directories`, each with the weights of its entry in `checkpoints` (None:
-    its newest readable checkpoint), in one strategy over every local GPU. problem: the
+    its newest readable checkpoint), in one strategy (default: `Run.open`'s). problem: the
     problem the caller expects (UserError when the runs are of another)."""
     checkpoints = checkpoints or [None] * len(directories)
-    strategy = make_strategy()
+    strategy = strategy or make_strategy(across_workers=False)
     runs = [Run.read(d, strategy) for d in directories]
     check_compatible(runs)  # Before any weights load.
     check_ensemble_fits(runs)

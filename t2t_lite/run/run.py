@@ -94,12 +94,13 @@ class Run(Translating):
   @classmethod
   def open(cls, output_dir, checkpoint=None, problem=None, strategy=None):
     """The run with its weights from `checkpoint`, or else from its newest checkpoint that
-    reads, on every local GPU (`make_strategy`, or the given `strategy`).
+    reads, on this machine's devices (`make_strategy`'s choice without flags: every local
+    GPU, whatever TF_CONFIG says of other workers), or in the given `strategy`.
 
     problem: the name of the problem the caller expects (UserError when the run is of
       another); None: the run's own.
     """
-    run = cls.read(output_dir, strategy or make_strategy())
+    run = cls.read(output_dir, strategy or make_strategy(across_workers=False))
     run.load(checkpoint, problem)
     return run
 

@@ -42,8 +42,8 @@ class TrainConfig:
   save_checkpoints_steps: int = setting(1000, "Save every N steps (0: off).")
   save_checkpoints_secs: int = setting(600, "Save every M seconds (0: off); the paper saved "
                                        "every 10 minutes.")
-  worker_gpu: int = setting(0, "Local GPUs to use (MirroredStrategy); 0 = all. With TF_CONFIG "
-                            "naming several workers, MultiWorkerMirroredStrategy is used.")
+  worker_gpu: int = shared("worker_gpu")
+  locally_shard_to_cpu: bool = shared("locally_shard_to_cpu")
   xla: bool = setting(None, "Compile the per-replica step with XLA; default: on for GPUs, off "
                       "on CPU.")
   mixed_precision: str = setting(

@@ -25,10 +25,11 @@ class Evaluator:
   def _distributed_step(self, features):
     def replica_step(features):
       logits = self.model(features, training=False)
-      return token_statistics(features, logits, self.label_smoothing)
+      stats = token_statistics(features, logits, self.label_smoothing)
+      return tf.stack([tf.cast(stats[name], tf.float32) for name in STAT_NAMES])
     per_replica = self.strategy.run(replica_step, args=(features,))
-    return {name: self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica[name], axis=None)
-            for name in STAT_NAMES}
+    sums = self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)  # One.
+    return dict(zip(STAT_NAMES, tf.unstack(sums)))
 
   def evaluate(self):
     """-> {"loss", "accuracy", "perplexity", "tokens"} over the dev batches, and

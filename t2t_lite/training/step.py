@@ -5,6 +5,14 @@ target tokens over every replica and every accumulated micro-batch divides the
 gradients. The update therefore equals one step on the whole global batch, whatever
 the number of replicas or `gradient_accumulation_steps` (tested against one device).
 
+Input: one plain iterator per process (its own, checkpointable tf.data iterator); each
+step takes `accumulation_steps` batches for each of the process's replicas from it, in
+turn: replica r of this process gets batches r*A ... r*A + A - 1 of the step's share.
+
+Votes: every call takes this process's (stop, save) votes and returns their sums over
+every replica, reduced with the statistics in one all-reduce, so that all workers of a
+run agree on when to stop and to save (`t2t_lite.training.trainer`).
+
 XLA: compiling the whole replicated step fails under MirroredStrategy with several
 devices ("Trying to access resource ... located in device ... from device ...").
 Here only the per-replica forward and backward pass is compiled; the cross-replica
@@ -19,9 +27,14 @@ import keras
 import tensorflow as tf
 
 from t2t_lite.losses import non_padding, smoothed_cross_entropy
+from t2t_lite.strategy import local_replicas
 
 # What a step reports, summed over replicas and micro-batches.
 STAT_NAMES = ("loss_sum", "nll_sum", "correct", "tokens", "input_tokens", "examples")
+# What each process votes for before a step, summed over replicas: stop after the step
+# (a signal came), save after it (its clock says a save is due).
+VOTE_NAMES = ("stop_votes", "save_votes")
+NO_VOTES = (0.0, 0.0)
 
 
 def token_statistics(features, logits, label_smoothing):
@@ -40,7 +53,7 @@ def token_statistics(features, logits, label_smoothing):
 
 
 class TrainStep:
-  """Builds `__call__(iterator) -> stats`: one optimizer update from the next batches.
+  """Builds `__call__(iterator, votes) -> stats`: one optimizer update from the next batches.
 
   model, optimizer: built under `strategy.scope()`; the optimizer may be a
     `keras.optimizers.LossScaleOptimizer` (float16).
@@ -55,6 +68,9 @@ class TrainStep:
     self.optimizer = optimizer
     self.label_smoothing = label_smoothing
     self.accumulation_steps = accumulation_steps
+    self.local_replicas = local_replicas(strategy)
+    # Batches a call takes from this process's iterator.
+    self.batches_per_call = self.local_replicas * accumulation_steps
     self._compile(jit_compile)
     self._has_run = False
 
@@ -73,15 +89,18 @@ class TrainStep:
       self._replica = self._replica_step
     self._step = tf.function(self._distributed_step, autograph=False)
 
-  def __call__(self, iterator):
-    """Consumes `accumulation_steps` batches per replica; returns summed stats (floats)
-    and the update's "learning_rate" (read in the step: no eager schedule per step).
+  def __call__(self, iterator, votes=NO_VOTES):
+    """Consumes `batches_per_call` batches of `iterator`; returns summed stats and votes
+    (floats), the update's "learning_rate" (read in the step: no eager schedule per step)
+    and "batches", the batches taken from `iterator`.
 
     If XLA cannot compile the first step, says so once and goes on without XLA
-    (the batches of that attempt are skipped).
+    (the batches of that attempt are skipped, and counted in "batches").
     """
+    votes = tf.constant(votes, tf.float32)
+    batches = self.batches_per_call
     try:
-      stats = self._step(iterator)
+      stats = self._step(iterator, votes)
     except (tf.errors.InvalidArgumentError, tf.errors.UnimplementedError) as error:
       if not self.jit_compile or self._has_run:
         raise
@@ -89,9 +108,10 @@ class TrainStep:
       logging.warning("XLA cannot compile the training step (%s); going on without XLA",
                       message)
       self._compile(False)
-      stats = self._step(iterator)
+      stats = self._step(iterator, votes)
+      batches += self.batches_per_call
     self._has_run = True
-    return {name: float(value) for name, value in stats.items()}
+    return dict({name: float(value) for name, value in stats.items()}, batches=batches)
 
   def _gradients_and_stats(self, features):
     """Per replica: gradients of the summed token loss (not yet normalised), and stats."""
@@ -105,8 +125,9 @@ class TrainStep:
     gradients = tape.gradient(loss, variables)
     return gradients, stats
 
-  def _replica_step(self, batches):
-    """batches: `accumulation_steps` feature dicts of this replica."""
+  def _replica_step(self, batches, votes):
+    """batches: `accumulation_steps` feature dicts of this replica; votes: [2] its
+    process's. -> [statistics..., votes...] of this replica, float32."""
     variables = self.model.trainable_variables
     gradients, stats = self._gradients(batches[0])
     for features in batches[1:]:
@@ -119,13 +140,16 @@ class TrainStep:
     # The optimizer sums the gradients over replicas: together, the global mean.
     self.optimizer.apply_gradients([(g * tf.cast(scale, g.dtype), v)
                                     for g, v in zip(gradients, variables)])
-    return stats
+    return tf.concat([tf.stack([tf.cast(stats[name], tf.float32) for name in STAT_NAMES]),
+                      votes], axis=0)
 
-  def _distributed_step(self, iterator):
+  def _distributed_step(self, iterator, votes):
     learning_rate = self.optimizer.learning_rate  # The rate this update applies.
-    batches = [next(iterator) for _ in range(self.accumulation_steps)]
-    per_replica = self.strategy.run(self._replica, args=(batches,))
-    stats = {name: self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica[name],
-                                        axis=None)
-             for name in STAT_NAMES}
-    return dict(stats, learning_rate=learning_rate)
+    # [local replica][micro-batch] feature dicts, in the iterator's order.
+    local = [[next(iterator) for _ in range(self.accumulation_steps)]
+             for _ in range(self.local_replicas)]
+    batches = self.strategy.experimental_distribute_values_from_function(
+        lambda context: local[context.replica_id_in_sync_group % self.local_replicas])
+    per_replica = self.strategy.run(self._replica, args=(batches, votes))
+    sums = tf.unstack(self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None))
+    return dict(zip(STAT_NAMES + VOTE_NAMES, sums), learning_rate=learning_rate)

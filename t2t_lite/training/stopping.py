@@ -46,6 +46,7 @@ class StopRequested:
 
   def __init__(self, interrupt_evaluations=True):
     self.signum = None
+    self.by_another_worker = False  # Whether the signal came to another worker of the run.
     self.interrupt_evaluations = interrupt_evaluations
     self._interruptible = False
 
@@ -88,10 +89,17 @@ class StopRequested:
     finally:
       self._interruptible = False
 
+  def join_another_worker(self):
+    """Stops as another worker of the run was stopped (the workers agree at each step): as
+    by a SIGTERM of this process's own, when none came."""
+    if not self.signum:
+      self.signum, self.by_another_worker = signal.SIGTERM, True
+
   def stopped(self, path, step):
     """The StoppedBySignal to raise once `path`, the checkpoint of `step`, is saved."""
+    where = " to another worker" if self.by_another_worker else ""
     return StoppedBySignal(self.signum, (
-        f"{self.signal_name}: saved {path} at step {step}; run the same command to resume "
+        f"{self.signal_name}{where}: saved {path} at step {step}; run the same command to resume "
         f"(exit status {128 + self.signum}: stopped, not finished)"))
 
 

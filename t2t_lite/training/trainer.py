@@ -24,19 +24,21 @@ from t2t_lite.optimization import build_optimizer, learning_rate_schedule
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths
 from t2t_lite.run.layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
-from t2t_lite.strategy import device_names, is_chief, make_strategy, uses_gpu
+from t2t_lite.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu
 from t2t_lite.training import cost
 from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.divergence import LossWatch, check_loss
 from t2t_lite.training.early_stopping import MetricWatch
 from t2t_lite.training.evaluation import Evaluator, perplexity
+from t2t_lite.training.lost_worker import PEER_ERRORS, lost_worker_error
 from t2t_lite.training.output_dir_guard import guarding
 from t2t_lite.training.precision import dtype_policy, skipped_updates_line
 from t2t_lite.training.progress import Progress
 from t2t_lite.training.step import TrainStep
 from t2t_lite.training.stopping import (EvaluationInterrupted, StopRequested, TimeLimit,
                                        stopped_before_the_loop)
+from t2t_lite.training.train_input import TrainInput
 from t2t_lite.training.warm_start import warm_start
 
 
@@ -59,7 +61,7 @@ def train(problem, hparams, config, data_dir):
 
 def _train(problem, hparams, config, data_dir):
   """`train` under its dtype policy."""
-  strategy = make_strategy(config.worker_gpu)
+  strategy = make_strategy(config.worker_gpu, config.locally_shard_to_cpu)
   replicas = strategy.num_replicas_in_sync
   jit_compile = uses_gpu(strategy) if config.xla is None else config.xla
   logging.info("%d replica(s), XLA %s, batch_size=%d tokens per replica, global batch %d "
@@ -78,16 +80,19 @@ def _train(problem, hparams, config, data_dir):
 
   if jit_compile:
     logging.info(xla_bucket_note(hparams))
-  train_iterator = iter(strategy.distribute_datasets_from_function(
-      lambda context: problem.dataset(
-          "train", data_dir, hparams, training=True, deterministic=config.random_seed is not None,
-          seed=config.random_seed, num_shards=context.num_input_pipelines,
-          shard_index=context.input_pipeline_id, pad_to_bucket_boundary=jit_compile)))
+  # Several workers read in a seeded order, so that each can skip what it read (train_input).
+  deterministic = config.random_seed is not None or is_multi_worker(strategy)
+  train_input = TrainInput(strategy, lambda num_shards, shard_index: problem.dataset(
+      "train", data_dir, hparams, training=True, deterministic=deterministic,
+      seed=config.random_seed, num_shards=num_shards, shard_index=shard_index,
+      pad_to_bucket_boundary=jit_compile))
   checkpoints = Checkpoints(
       strategy, config.output_dir, config.keep_checkpoint_max, config.save_checkpoints_steps,
       config.save_checkpoints_secs, model=model, optimizer=optimizer,
-      train_iterator=train_iterator)
+      **train_input.trackables())
   resumed = checkpoints.restore_latest()
+  if resumed:
+    train_input.resume(resumed, current_step(optimizer))
   if resumed is None and config.warm_start_from:
     warm_start(run, config.warm_start_from)
   evaluator = Evaluator(strategy, model, hparams.label_smoothing, lambda context: problem.dataset(
@@ -98,7 +103,7 @@ def _train(problem, hparams, config, data_dir):
   if config.eval_decode_sentences and config.schedule != "train":
     evaluator.dev_decoding = _dev_decoding(run, data_dir, config)
   watch = MetricWatch.for_run(config, run, model, evaluator.dev_decoding,
-                              int(optimizer.iterations))  # best/ and early stopping.
+                              current_step(optimizer))  # best/ and early stopping.
   if watch and watch.stop_reason:
     print(f"{watch.stop_reason}; nothing to do (a larger --eval_early_stopping_steps trains "
           f"on)", flush=True)
@@ -106,13 +111,19 @@ def _train(problem, hparams, config, data_dir):
 
   if config.schedule == "evaluate":
     results = evaluator.evaluate()
-    print(eval_line(int(optimizer.iterations), results), flush=True)
+    print(eval_line(current_step(optimizer), results), flush=True)
     return results
   train_step = TrainStep(strategy, model, optimizer, hparams.label_smoothing,
                          config.gradient_accumulation_steps, jit_compile)
   loop = _Loop(config, run, optimizer, schedule, train_step, checkpoints,
                evaluator if config.schedule == "train_and_evaluate" else None, watch)
-  return loop.train(train_iterator, resumed)
+  return loop.train(train_input, resumed)
+
+
+def current_step(optimizer):
+  """The optimizer's update count: the step (a MirroredVariable's read under several
+  replicas)."""
+  return int(optimizer.iterations.numpy())
 
 
 def xla_bucket_note(hparams):
@@ -132,7 +143,7 @@ def xla_bucket_note(hparams):
 
 def _dev_decoding(run, data_dir, config):
   """The evaluation's decoding metric, or None where it cannot run (several workers)."""
-  if isinstance(run.strategy, tf.distribute.MultiWorkerMirroredStrategy):
+  if is_multi_worker(run.strategy):
     logging.warning("decoding dev sentences is not supported across several workers; "
                     "evaluations report teacher-forced metrics only")
     return None
@@ -175,13 +186,13 @@ class _Loop:
     self.checkpoints, self.evaluator = checkpoints, evaluator
     self.chief = is_chief(self.strategy)
     self.curves = Curves(config.output_dir) if self.chief else None  # curves.png's history.
-    self.multi_worker = isinstance(self.strategy, tf.distribute.MultiWorkerMirroredStrategy)
+    self.multi_worker = is_multi_worker(self.strategy)
     if self.multi_worker and config.train_minutes:  # Each worker's clock would stop it alone.
       raise UserError("--train_minutes is not supported across several workers; stop the run "
                       "with --train_steps")
 
   def step(self):
-    return int(self.optimizer.iterations.numpy())
+    return current_step(self.optimizer)
 
   @functools.cached_property
   def train_writer(self):
@@ -197,11 +208,15 @@ class _Loop:
       return tf.summary.create_noop_writer()
     return tf.summary.create_file_writer(os.path.join(self.config.output_dir, split))
 
-  def train(self, iterator, resumed):
+  def train(self, train_input, resumed):
     """Trains to the end (steps, minutes, a signal or early stopping) -> the last
     evaluation's results, or None."""
     try:
-      return self._train(iterator, resumed)
+      return self._train(train_input, resumed)
+    except PEER_ERRORS as error:  # Collective operations failed.
+      if not self.multi_worker:
+        raise
+      raise lost_worker_error(error, self.checkpoints.latest) from None
     finally:
       self._close_writers()
 
@@ -212,7 +227,7 @@ class _Loop:
       if name in self.__dict__:  # Made (functools.cached_property keeps it there).
         self.__dict__.pop(name).close()
 
-  def _train(self, iterator, resumed):
+  def _train(self, train_input, resumed):
     config = self.config
     step = self.step()
     if step >= config.train_steps:
@@ -225,13 +240,18 @@ class _Loop:
     flops, start, skipped = 0.0, time.monotonic(), 0
     time_limit, losses = TimeLimit(config.train_minutes), LossWatch(self.target_vocab_size)
     # Signals stop the loop after its step, cut an evaluation short (not on several workers,
-    # whose evaluations are collective) and never a save (`stopping`).
+    # whose evaluations are collective) and never a save (`stopping`). Each step carries
+    # every process's votes to stop and to save (by its clock) after it: the workers of a
+    # run stop and save at the same step.
     with StopRequested(interrupt_evaluations=not self.multi_worker) as stop:
       # A fresh run's first evaluation is its baseline: the untrained model.
       last_eval = self._evaluate(step, progress, stop) if self.evaluator and step == 0 else None
-      while step < config.train_steps and not stop.signal_name and not time_limit.reached():
+      # One process stops at its own signal at once; workers at the step they agree on.
+      stopping = bool(stop.signal_name) and not self.multi_worker  # One before the loop.
+      while step < config.train_steps and not stopping and not time_limit.reached():
         self._move_the_end(time_limit, step)
-        stats = self.train_step(iterator)
+        stats = self._step(train_input, votes=(float(bool(stop.signal_name)),
+                                                float(self.checkpoints.due_by_time())))
         learning_rate = stats["learning_rate"]
         previous, step = step, self.step()
         loss = stats["loss_sum"] / max(stats["tokens"], 1.0)
@@ -248,8 +268,11 @@ class _Loop:
         skipped += not advanced
         if advanced and self.evaluator and step % config.local_eval_frequency == 0:
           last_eval = self._evaluate(step, progress, stop) or last_eval
-        if advanced and self.checkpoints.due(step):
+        if advanced and (self.checkpoints.due_by_steps(step) or stats["save_votes"]):
           self._save(step)
+        if stats["stop_votes"]:
+          stop.join_another_worker()  # No-op where the signal came to this process.
+        stopping = bool(stats["stop_votes"] or (stop.signal_name and not self.multi_worker))
         if self.watch and self.watch.stop_reason:
           progress.message(self.watch.stop_reason)
           break
@@ -259,7 +282,9 @@ class _Loop:
       path = self._save(step)
       if time_limit.reached() and step < config.train_steps and not stop.signal_name:
         progress.message(time_limit.describe(path, step))
-      if self.evaluator and step % config.local_eval_frequency and not stop.signal_name:
+      # Workers evaluate together: only the stop they agreed on skips their last evaluation.
+      signalled = stopping if self.multi_worker else stop.signal_name
+      if self.evaluator and step % config.local_eval_frequency and not signalled:
         last_eval = self._evaluate(step, progress, stop) or last_eval
       if stop.signal_name:
         progress.line.close()
@@ -270,6 +295,12 @@ class _Loop:
                                                  achieved_flops=flops / max(seconds, 1e-9))
       progress.message(cost.cost_line(flops, seconds, peak, description))
     return last_eval
+
+  def _step(self, train_input, votes):
+    """One training step from `train_input`, whose position it advances -> its stats."""
+    stats = self.train_step(train_input.iterator, votes)
+    train_input.advance(stats["batches"])
+    return stats
 
   def _move_the_end(self, time_limit, step):
     """Under --train_minutes, linear_decay ends where the run's pace meets the time limit

@@ -1,0 +1,141 @@
+"""t2t-trainer as two workers under TF_CONFIG (MultiWorkerMirroredStrategy), two processes on
+loopback with one CPU each, from one t2t-datagen data directory, through the command: one
+device's losses on the same global batch, one writer, a stop agreed by both workers and a
+resume at the same data position, a lost worker, and the other commands on the run."""
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from commands import environment, error_line, run_command
+from replica_runs import (NO_DROPOUT, assert_same_losses, copy_stopped_at, finish, latest_step,
+                          learning_rates, leftovers, listed_steps, losses, scalars,
+                          start_workers, train, train_workers, wait_for_a_checkpoint,
+                          worker_environments)
+from tiny_runs import tiny_data
+
+pytestmark = pytest.mark.slow  # Trains through pairs of t2t-trainer processes.
+
+STEPS = 10  # The reference run's; a checkpoint every 2 steps.
+# Every worker's batch is its whole shard of the tiny data (100 of its 200 pairs, each at most
+# 16 tokens: one length bucket, 100 examples a batch), so the global batch of every step is
+# the whole split, as one device's batch of twice the tokens is.
+WHOLE_SHARD = f"max_length=16,min_length_bucket=16,batch_size=1600,{NO_DROPOUT}"
+WHOLE_SPLIT = f"max_length=16,min_length_bucket=16,batch_size=3200,{NO_DROPOUT}"
+
+
+@pytest.fixture(scope="module")
+def reference_run(small_translation_data, tmp_path_factory):
+  """(data_dir, output_dir) of a two-worker run of STEPS steps on real data."""
+  _, data_dir = small_translation_data
+  output_dir = str(tmp_path_factory.mktemp("workers") / "run")
+  train_workers(data_dir, output_dir, f"--train_steps={STEPS}", "--schedule=train",
+                "--save_checkpoints_steps=2")
+  return data_dir, output_dir
+
+
+def test_two_workers_give_one_device_losses_and_write_once(tmp_path):
+  data_dir = tiny_data(str(tmp_path / "tiny"))
+  workers = str(tmp_path / "workers")
+  outputs = train_workers(data_dir, workers, "--train_steps=3", "--local_eval_frequency=2",
+                          "--eval_steps=0", hparams=WHOLE_SHARD)
+  one_device = str(tmp_path / "one_device")
+  train(data_dir, one_device, "--train_steps=3", "--schedule=train", hparams=WHOLE_SPLIT)
+  assert_same_losses(losses(one_device), losses(workers), steps=[1, 2, 3])
+  # The chief alone writes: each evaluation's summaries once, best/, curves.png.
+  assert [step for step, _ in scalars(workers, "eval", "loss")] == [0, 2, 3]
+  assert len(os.listdir(os.path.join(workers, "train"))) == 1
+  assert os.path.isfile(os.path.join(workers, "best", "best.json"))
+  assert os.path.isfile(os.path.join(workers, "curves.png"))
+  assert leftovers(workers) == []
+  assert all("Traceback" not in output for output in outputs)
+
+
+def test_sigterm_to_one_worker_stops_both_at_one_step_and_a_restart_resumes_there(
+    reference_run, tmp_path):
+  """The signalled worker votes to stop in its next step; both save that step and exit 143.
+  Restarted, each skips the batches its shard had given: the losses are the reference's."""
+  data_dir, reference = reference_run
+  output_dir = str(tmp_path / "run")
+  flags = (f"--train_steps={STEPS}", "--schedule=train", "--save_checkpoints_steps=2")
+  processes = start_workers(data_dir, output_dir, *flags)
+  wait_for_a_checkpoint(output_dir, processes)
+  processes[1].send_signal(signal.SIGTERM)
+  (chief_status, chief), (status, worker) = finish(processes)
+  assert (chief_status, status) == (143, 143), chief[-3000:] + worker[-3000:]
+  stopped_at = latest_step(output_dir)
+  assert stopped_at < STEPS, "the run ended before the signal: nothing to resume"
+  saved = f"saved {output_dir}/ckpt-{stopped_at} at step {stopped_at}"
+  assert f"t2t-trainer: SIGTERM: {saved}" in worker
+  assert f"t2t-trainer: SIGTERM to another worker: {saved}" in chief
+  outputs = train_workers(data_dir, output_dir, *flags)
+  assert all(f"resuming from {output_dir}/ckpt-{stopped_at}" in output for output in outputs)
+  assert_same_losses(losses(reference), losses(output_dir), steps=range(1, STEPS + 1))
+  assert leftovers(output_dir) == []
+
+
+def test_a_resume_of_two_workers_on_one_device_warns_and_keeps_the_schedule(
+    reference_run, tmp_path):
+  data_dir, reference = reference_run
+  output_dir = copy_stopped_at(reference, 4, tmp_path / "run")
+  one = train(data_dir, output_dir, "--train_steps=6", "--schedule=train")
+  # Each of the two pipelines had read 4 batches: the one pipeline now skips 8.
+  assert "this run reads 1: each skips 8 batches" in one.stderr
+  assert "the input position is approximate" in one.stderr
+  rates, reference_rates = learning_rates(output_dir), learning_rates(reference)
+  assert [rates[step] for step in (5, 6)] == [reference_rates[step] for step in (5, 6)]
+
+
+def test_a_killed_worker_ends_the_other_with_one_line_and_a_restart_resumes(
+    small_translation_data, tmp_path):
+  _, data_dir = small_translation_data
+  output_dir = str(tmp_path / "run")
+  environments = worker_environments()
+  flags = ("--train_steps=100000", "--schedule=train", "--save_checkpoints_steps=2")
+  chief, worker = processes = start_workers(data_dir, output_dir, *flags,
+                                            environments=environments)
+  wait_for_a_checkpoint(output_dir, processes)
+  worker.kill()
+  worker.communicate()
+  started = time.monotonic()
+  [(status, output)] = finish([chief], timeout=180)  # TensorFlow's health check: ~1 min.
+  assert time.monotonic() - started < 180
+  assert status == 2, output[-3000:]
+  assert "Traceback" not in output
+  address = json.loads(environments[1]["TF_CONFIG"])["cluster"]["worker"][1]
+  last = error_line(output)
+  assert last.startswith(f"t2t-trainer: error: lost worker 1 ({address}) of this run ("), last
+  assert last.endswith(f"restart every worker with the same command to resume from "
+                       f"{output_dir}/ckpt-{latest_step(output_dir)}"), last
+  resume_from = latest_step(output_dir)
+  outputs = train_workers(data_dir, output_dir, f"--train_steps={resume_from + 2}",
+                          "--schedule=train", "--save_checkpoints_steps=2")
+  assert all(f"resuming from {output_dir}/ckpt-{resume_from}" in output for output in outputs)
+  assert listed_steps(output_dir)[-1] == resume_from + 2
+  assert leftovers(output_dir) == []
+
+
+def test_decoding_and_exporting_on_a_cluster_node(reference_run, tmp_path):
+  """With a two-worker TF_CONFIG in the environment, as on every node of a cluster job, the
+  commands that read a run use this machine's devices: the same lines as without it."""
+  _, output_dir = reference_run
+  source = tmp_path / "source.en"
+  source.write_text("Resumption of the session\nThank you very much.\n", encoding="utf-8")
+  node = worker_environments()[1]
+  outputs = []
+  for env in (environment(), node):
+    target = str(tmp_path / f"out{len(outputs)}.de")
+    result = run_command("t2t-decoder", f"--output_dir={output_dir}",
+                         f"--decode_from_file={source}", f"--decode_to_file={target}",
+                         "--decode_hparams=beam_size=2,alpha=2.0,extra_length=5", env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(target, encoding="utf-8") as f:
+      outputs.append(f.read())
+  assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 2
+  assert "this command uses this machine's devices only" in result.stderr
+  result = run_command("t2t-exporter", f"--output_dir={output_dir}",
+                       f"--export_dir={tmp_path / 'export'}", env=node)
+  assert result.returncode == 0, result.stderr[-3000:]
