@@ -2,6 +2,7 @@
 #            German->English on the Ding dictionary's example sentences.
 # make test: set everything up, then run the test suite (the full tier; CI runs it).
 # make test-fast: the unit tier only: no subprocesses, no training beyond a few steps.
+# make docs: the guide (docs/) built into site/ with MkDocs, strict: a broken link fails.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -15,7 +16,7 @@ DEMO_RUN := $(DEMO_DIR)/run
 DEMO_STEPS ?= 2000
 DING := /usr/share/trans/de-en
 
-.PHONY: demo test test-fast install clean bench bench-gpu
+.PHONY: demo demo-start test test-fast install clean bench bench-gpu docs
 
 install: $(STAMP)
 
@@ -47,12 +48,16 @@ DEMO_RUN_FLAGS = --problem=$(DEMO_PROBLEM) --hparams_set=transformer_tiny \
   --random_seed=1
 
 # Ends with three translations and the greedy BLEU of the whole dev split.
-demo: $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
+demo: demo-start $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
 	$(BIN)/t2t-trainer $(DEMO_RUN_FLAGS) --train_steps=$(DEMO_STEPS) --local_eval_frequency=1000 \
 	  --save_checkpoints_steps=1000
 	printf 'Sie schüttelte traurig den Kopf.\nDas Wetter ist heute schön.\nIch habe keine Zeit.\n' | \
 	  $(BIN)/t2t-decoder --output_dir=$(DEMO_RUN) --decode_interactive
 	$(BIN)/t2t-trainer $(DEMO_RUN_FLAGS) --schedule=evaluate --eval_decode_sentences=100000
+
+# Said first: how long the demo takes (docs/results.md measured 9 to 15 minutes on 2 cores).
+demo-start:
+	@echo "make demo: about 10 to 15 minutes on 2 CPU cores (install, data, 2,000 training steps); it needs Debian's trans-de-en; run it again to resume"
 
 # Test files are spread over TEST_WORKERS processes (pytest-xdist; each file on one worker).
 TEST_WORKERS ?= 2
@@ -62,6 +67,10 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow" tests
+
+docs: $(STAMP)
+	$(BIN)/python docs/reference_pages.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # make bench: benchmarks against peers (PyTorch, keras-hub) in bounded time; writes docs/benchmarks.md.
 bench: $(STAMP)
@@ -75,4 +84,4 @@ bench-gpu:
 	KERAS_BACKEND=jax $(PYTHON) -m bench.gpu
 
 clean:
-	rm -rf $(VENV) $(DEMO_DIR) *.egg-info
+	rm -rf $(VENV) $(DEMO_DIR) site *.egg-info

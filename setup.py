@@ -59,7 +59,11 @@ setup(
         "importlib_resources",   # tensorflow-datasets downloads need it but do not declare it.
     ],
     extras_require={"test": ["pytest>=8,<10", "pytest-xdist>=3.8,<4", "jax[cpu]>=0.4.34",
-                             "ctranslate2>=4,<5"],
+                             "ctranslate2>=4,<5",
+                             # make docs; its strict build is a test.
+                             "mkdocs>=1.6,<2", "mkdocs-material>=9.5,<10"],
+                    # GPUs: TensorFlow's own extra, which brings the CUDA libraries it opens.
+                    "gpu": ["tensorflow[and-cuda]>=2.21,<2.22"],
                     # t2t-exporter --export_format=ctranslate2.
                     "ctranslate2": ["ctranslate2>=4,<5"],
                     # Peers of the benchmarks in bench/ (make bench); never needed otherwise.

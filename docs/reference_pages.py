@@ -1,0 +1,185 @@
+"""Writes what the docs generate: the reference pages from the code (every command's flags
+from their dataclasses, every problem and hparams set from the registries), and the
+README's results table from docs/headline_results.json.
+
+    python docs/reference_pages.py            # writes docs/reference/*.md and the table
+    python docs/reference_pages.py --check    # exit status 1, naming them, when stale
+
+tests/test_docs.py fails when a page or the table differs from what this writes.
+"""
+
+import dataclasses
+import importlib
+import json
+from importlib import metadata
+import inspect
+import os
+import sys
+
+from t2t_lite import command_line, tensor2tensor_names
+from t2t_lite.hparams import HParams
+from t2t_lite.registry import HPARAMS, PROBLEMS
+
+DOCS = os.path.dirname(os.path.abspath(__file__))
+REFERENCE_DIR = os.path.join(DOCS, "reference")
+README = os.path.join(os.path.dirname(DOCS), "README.md")
+RESULTS = os.path.join(DOCS, "headline_results.json")
+GENERATED = "<!-- Written by docs/reference_pages.py from the code; do not edit. -->\n"
+# The README's results table lies between these lines.
+TABLE_START = "<!-- results table: docs/reference_pages.py writes it from docs/headline_results.json -->"
+TABLE_END = "<!-- end of the results table -->"
+
+
+def commands():
+  """[(console script, its module)] of t2t_lite's commands, by name."""
+  scripts = [point for point in metadata.entry_points(group="console_scripts")
+             if point.value.startswith("t2t_lite.bin.")]
+  return sorted((point.name, importlib.import_module(point.value.split(":")[0]))
+                for point in {point.name: point for point in scripts}.values())
+
+
+def flag_classes(module):
+  """The flag dataclasses a command module uses, its own first, then the common ones."""
+  from t2t_lite.bin.common import CommonFlags
+  found = [value for value in vars(module).values()
+           if inspect.isclass(value) and dataclasses.is_dataclass(value)
+           and command_line.flag_fields(value)]
+  found.sort(key=lambda cls: cls.__module__ != module.__name__)
+  return found + [CommonFlags]
+
+
+def _cell(text):
+  return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _default(field):
+  if field.default is None or field.default == "":
+    return ""
+  return f"`{field.default}`"
+
+
+def commands_page():
+  lines = [GENERATED, "# Commands and their flags", "",
+           "Every command also takes `--helpfull`. Where tensor2tensor named a flag "
+           "otherwise, its name works too (listed beside ours).", ""]
+  for name, module in commands():
+    lines += [f"## {name}", "", _cell((module.__doc__ or "").split("\n\n")[0]), "",
+              "| flag | default | what it does |", "|---|---|---|"]
+    seen = set()
+    for cls in flag_classes(module):
+      for field in command_line.flag_fields(cls):
+        if field.name in seen:
+          continue
+        seen.add(field.name)
+        aliases = tensor2tensor_names.flag_aliases(field.name)
+        flag = f"`--{field.name}`" + "".join(f" (`--{alias}`)" for alias in aliases)
+        choices = field.metadata.get("choices")
+        help_text = field.metadata["help"] + (
+            f" One of: {', '.join(choices)}." if choices else "")
+        lines.append(f"| {flag} | {_default(field)} | {_cell(help_text)} |")
+    lines.append("")
+  return "\n".join(lines)
+
+
+def problems_page():
+  lines = [GENERATED, "# Problems", "",
+           "`t2t-trainer --registry_help` lists them, with a `--t2t_usr_dir`'s own.", ""]
+  for name in PROBLEMS.names():
+    aliases = PROBLEMS.aliases_of(name)
+    doc = inspect.getdoc(PROBLEMS[name]) or ""
+    lines += [f"## {name}", ""]
+    if aliases:
+      lines += [f"Aliases: {', '.join(f'`{alias}`' for alias in aliases)}.", ""]
+    lines += [_cell(doc.split("\n\n")[0]), ""]
+  return "\n".join(lines)
+
+
+KEY_FIELDS = ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
+              "layer_prepostprocess_dropout", "pre_norm", "learning_rate_warmup_steps",
+              "batch_size")
+
+
+def hparams_page():
+  base = HPARAMS["transformer_base"]()
+  lines = [GENERATED, "# Hparams sets", "",
+           "Any field can be overridden: `--hparams='name=value,name=value'`. The main fields "
+           "of each set:", "",
+           "| set | " + " | ".join(KEY_FIELDS) + " |", "|---" * (len(KEY_FIELDS) + 1) + "|"]
+  sets = {name: HPARAMS[name]() for name in HPARAMS.names()}
+  for name, hparams in sets.items():
+    lines.append(f"| `{name}` | " + " | ".join(
+        str(getattr(hparams, field)) for field in KEY_FIELDS) + " |")
+  lines += ["", "## Every field of `transformer_base`", "", "| field | value |", "|---|---|"]
+  lines += [f"| `{field.name}` | `{getattr(base, field.name)}` |"
+            for field in dataclasses.fields(HParams)]
+  lines += ["", "## Each set", ""]
+  for name, hparams in sets.items():
+    doc = inspect.getdoc(HPARAMS[name]) or ""
+    changed = [f"`{field.name}={getattr(hparams, field.name)}`"
+               for field in dataclasses.fields(HParams)
+               if getattr(hparams, field.name) != getattr(base, field.name)]
+    lines += [f"### {name}", "", _cell(doc.split("\n\n")[0]), "",
+              "Differs from `transformer_base` in: " + (", ".join(changed) or "nothing") + ".",
+              ""]
+  return "\n".join(lines)
+
+
+def results_table():
+  """The README's table of headline figures, each with the rule that chose it."""
+  with open(RESULTS, encoding="utf-8") as f:
+    results = json.load(f)
+  lines = ["| task | test | val | chosen by | published | command | machine | rerun |",
+           "|---|---:|---:|---|---:|---|---|---|"]
+  for result in results:
+    val = "" if result["val"] is None else f"{result['val']:.2f}"
+    lines.append(
+        f"| {result['task']} ([notebook](docs/{result['section']})) | {result['test']:.2f} | "
+        f"{val} | {result['rule']} | {result['published']} | `{result['command']}` | "
+        f"{result['machine']} | {result['rerun']} |")
+  return "\n".join(lines)
+
+
+def readme_with_table(readme):
+  """The README's text with its results table written anew."""
+  start = readme.index(TABLE_START) + len(TABLE_START)
+  end = readme.index(TABLE_END)
+  return readme[:start] + "\n" + results_table() + "\n" + readme[end:]
+
+
+def generated_files():
+  """{path: the text this writes there}."""
+  files = {os.path.join(REFERENCE_DIR, name): page() for name, page in PAGES.items()}
+  with open(README, encoding="utf-8") as f:
+    files[README] = readme_with_table(f.read())
+  return files
+
+
+PAGES = {"commands.md": commands_page, "problems.md": problems_page,
+         "hparams.md": hparams_page}
+
+
+def main(argv):
+  check = "--check" in argv[1:]
+  stale = []
+  for path, text in generated_files().items():
+    try:
+      with open(path, encoding="utf-8") as f:
+        current = f.read()
+    except FileNotFoundError:
+      current = None
+    if current == text:
+      continue
+    stale.append(path)
+    if not check:
+      os.makedirs(os.path.dirname(path), exist_ok=True)
+      with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+  if check and stale:
+    print(f"stale generated docs: {', '.join(stale)}; run python docs/reference_pages.py",
+          file=sys.stderr)
+    return 1
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv))

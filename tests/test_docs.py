@@ -1,0 +1,137 @@
+"""The README and the guide: the site builds in strict mode, the reference pages are what the
+code says, every command block is run by a test or marked illustrative (with why), and the
+own-data walkthrough and the Python blocks run as written."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from commands import BIN, call, environment
+from tiny_runs import copy_run, tiny_run
+
+pytestmark = pytest.mark.slow  # Builds the site and runs the commands as processes.
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The line before every command block of the README and the guide says whether a test runs it.
+MARKER = re.compile(r"<!-- (tested|illustrative): (.+) -->")
+WALKTHROUGH = "<!-- tested: tests/test_docs.py runs this walkthrough"
+# The guide's own pages (not the lab notebook, the benchmark tables or generated references).
+GUIDE_PAGES = ["README.md"] + [os.path.join("docs", name) for name in (
+    "index.md", "getting-started.md", "own-data.md", "training.md", "recipes.md",
+    "decoding.md", "export.md", "gpus.md", "replicas.md", "python.md", "tensor2tensor.md",
+    "performance.md", "architecture.md")]
+# What the walkthrough's real settings become in the test: a tiny model, a few steps.
+TINY = {
+    "--vocab_size=8192": "--vocab_size=1000",
+    "--hparams_set=transformer_tiny_multi30k --train_minutes=60":
+        "--hparams_set=transformer_test_small --hparams=batch_size=1024 --train_steps=20 "
+        "--local_eval_frequency=20 --eval_steps=2 --eval_decode_sentences=0 "
+        "--save_checkpoints_steps=10",
+}
+SPLITS = {"train": ("train", 600), "val": ("val", 100), "test": ("test_2016_flickr", 8)}
+
+
+def read(path):
+  with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+    return f.read()
+
+
+def command_blocks(path):
+  """[(the line before it, its language, its text)] of each fenced block of a page."""
+  lines = read(path).split("\n")
+  blocks, index = [], 0
+  while index < len(lines):
+    if lines[index].startswith("```"):
+      end = lines.index("```", index + 1)
+      blocks.append((lines[index - 1] if index else "", lines[index][3:],
+                     "\n".join(lines[index + 1:end]) + "\n"))
+      index = end
+    index += 1
+  return blocks
+
+
+def walkthrough(path):
+  """The walkthrough's commands, one a line."""
+  [text] = [text for before, _, text in command_blocks(path) if before.startswith(WALKTHROUGH)]
+  return text.replace("\\\n", " ")
+
+
+def test_every_command_block_is_tested_or_marked_illustrative():
+  for path in GUIDE_PAGES:
+    for before, _, text in command_blocks(path):
+      marker = MARKER.fullmatch(before)
+      assert marker, f"{path}: no tested/illustrative line before the block {text[:60]!r}"
+      if marker.group(1) == "tested":
+        named = re.search(r"tests/\S+\.py", marker.group(2)).group(0)
+        assert os.path.isfile(os.path.join(ROOT, named)), f"{path}: {named} does not exist"
+
+
+def test_the_python_blocks_run_on_a_trained_run_and_its_exports(tmp_path_factory, tmp_path):
+  """The guide's Python, as written, with RUN and SERVING named by their paths here."""
+  _, trained = tiny_run(tmp_path_factory)
+  run = copy_run(trained, tmp_path / "run")
+  serving = str(tmp_path / "serving")
+  for args in ([f"--export_dir={serving}"], ["--export_format=ctranslate2"]):
+    result = call("t2t-exporter", f"--output_dir={run}", *args)
+    assert result.returncode == 0, result.stderr[-3000:]
+  snippets = [text for path in ("docs/python.md", "docs/export.md")
+              for before, language, text in command_blocks(path)
+              if language == "python" and before.startswith("<!-- tested:")]
+  assert len(snippets) == 3
+  for snippet in snippets:
+    exec(snippet.replace('"RUN', f'"{run}').replace('"SERVING"', f'"{serving}"'), {})
+
+
+def test_the_generated_pages_and_the_results_table_are_fresh():
+  result = subprocess.run([sys.executable, os.path.join(ROOT, "docs", "reference_pages.py"),
+                           "--check"], capture_output=True, text=True, env=environment())
+  assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_the_guide_builds_in_strict_mode(tmp_path):
+  result = subprocess.run(
+      [os.path.join(BIN, "mkdocs"), "build", "--strict", f"--site-dir={tmp_path / 'site'}"],
+      cwd=ROOT, capture_output=True, text=True, env=environment(NO_MKDOCS_2_WARNING="1"))
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert "WARNING" not in result.stderr, result.stderr[-3000:]
+  assert os.path.isfile(tmp_path / "site" / "own-data" / "index.html")
+
+
+def test_the_readme_and_the_guide_show_one_walkthrough():
+  assert walkthrough("README.md") == walkthrough(os.path.join("docs", "own-data.md"))
+
+
+def test_the_own_data_walkthrough_gives_a_bleu_line_and_an_export(shared_data, tmp_path):
+  for name, (stem, count) in SPLITS.items():
+    for language in ("en", "de"):
+      with open(os.path.join(shared_data, "multi30k", f"{stem}.{language}"),
+                encoding="utf-8") as f:
+        lines = [next(f) for _ in range(count)]
+      (tmp_path / f"{name}.{language}").write_text("".join(lines), encoding="utf-8")
+  script = walkthrough("README.md")
+  for real, tiny in TINY.items():
+    assert real in script, f"the walkthrough no longer says {real}"
+    script = script.replace(real, tiny)
+  env = environment(PATH=BIN + os.pathsep + os.environ["PATH"])
+  result = subprocess.run(["bash", "-euc", script], cwd=tmp_path, capture_output=True,
+                          text=True, env=env, timeout=1200)
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert re.search(r"^sacreBLEU \(cased\) +[0-9.]+ ", result.stdout, re.M), result.stdout[-3000:]
+  assert os.path.isfile(tmp_path / "serving" / "saved_model.pb")
+  assert len((tmp_path / "test.out.de").read_text(encoding="utf-8").splitlines()) == 8
+
+
+def test_the_gpu_extra_asks_for_tensorflow_with_its_cuda_libraries():
+  """pip resolves `.[gpu]` (from the package registry) to TensorFlow's CUDA wheels."""
+  if shutil.which("pip", path=BIN) is None:
+    pytest.skip("no pip in this environment")
+  result = subprocess.run(
+      [os.path.join(BIN, "pip"), "install", "--dry-run", "--quiet", "--ignore-installed",
+       "--report", "-", f"{ROOT}[gpu]"], capture_output=True, text=True, timeout=600,
+      env=environment())
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert '"name": "nvidia-cublas-cu12"' in result.stdout
