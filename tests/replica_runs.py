@@ -10,7 +10,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from commands import command_path, environment, run, start
+from commands import call, command_path, environment, run, start
 from t2t_lite.run.checkpoints import checkpoint_paths, write_state
 from t2t_lite.run.layout import checkpoint_step
 from t2t_lite.training.curves import read_scalar_events
@@ -44,6 +44,13 @@ def trainer_argv(data_dir, output_dir, hparams, *flags):
 def train(data_dir, output_dir, *flags, hparams=REAL_DATA_HPARAMS):
   """One trainer process to its end -> CompletedProcess; asserts that it succeeded."""
   result = run(trainer_argv(data_dir, output_dir, hparams, *flags))
+  assert result.returncode == 0, result.stderr[-3000:]
+  return result
+
+
+def train_here(data_dir, output_dir, *flags, hparams=REAL_DATA_HPARAMS):
+  """`train` on one device, in this process (no process to start) -> CompletedProcess."""
+  result = call("t2t-trainer", *trainer_argv(data_dir, output_dir, hparams, *flags)[1:])
   assert result.returncode == 0, result.stderr[-3000:]
   return result
 

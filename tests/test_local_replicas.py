@@ -9,10 +9,10 @@ import signal
 
 import pytest
 
-from commands import command_path, run, run_command, start
+from commands import call, command_path, run, run_command, start
 from replica_runs import (REAL_DATA_HPARAMS, TWO_LOCAL_REPLICAS, assert_same_losses,
                           copy_stopped_at, finish, latest_step, learning_rates, losses, train,
-                          trainer_argv, wait_for_a_checkpoint)
+                          train_here, trainer_argv, wait_for_a_checkpoint)
 
 pytestmark = pytest.mark.slow  # Trains through t2t-trainer processes.
 
@@ -39,8 +39,8 @@ def one_device_runs(two_replica_run, tmp_path_factory):
   def one_device(accumulation):
     if accumulation not in runs:
       runs[accumulation] = str(tmp_path_factory.mktemp(f"one_device_{accumulation}") / "run")
-      train(data_dir, runs[accumulation], "--train_steps=3", "--schedule=train",
-            f"--gradient_accumulation_steps={accumulation}")
+      train_here(data_dir, runs[accumulation], "--train_steps=3", "--schedule=train",
+                 f"--gradient_accumulation_steps={accumulation}")
     return runs[accumulation]
   return one_device
 
@@ -86,7 +86,7 @@ def test_sigterm_saves_and_a_restart_resumes_at_the_same_data_position(
 def test_a_resume_onto_one_replica_warns_and_keeps_the_schedule(two_replica_run, tmp_path):
   data_dir, reference = two_replica_run
   output_dir = copy_stopped_at(reference, 4, tmp_path / "run")
-  one = train(data_dir, output_dir, "--train_steps=6", "--schedule=train")
+  one = train_here(data_dir, output_dir, "--train_steps=6", "--schedule=train")
   assert "was trained with 2 replica(s), this run has 1: from step 4 on" in one.stderr
   # The learning rate is a function of the step, whatever the replicas.
   rates, reference_rates = learning_rates(output_dir), learning_rates(reference)
@@ -97,8 +97,7 @@ def test_averaging_decoding_and_visualizing_a_two_replica_run(
     two_replica_run, tmp_path, shared_data):
   _, output_dir = two_replica_run
   averaged = str(tmp_path / "averaged")
-  result = run_command("t2t-avg-all", f"--model_dir={output_dir}", f"--output_dir={averaged}",
-                       "--n=3")
+  result = call("t2t-avg-all", f"--model_dir={output_dir}", f"--output_dir={averaged}", "--n=3")
   assert result.returncode == 0, result.stderr[-3000:]
   source = str(tmp_path / "source.en")
   with open(os.path.join(shared_data, "wmt14", "newstest2013.en"), encoding="utf-8") as f:
@@ -108,9 +107,10 @@ def test_averaging_decoding_and_visualizing_a_two_replica_run(
   outputs = {}
   for name, flags in (("one", ()), ("two", TWO_LOCAL_REPLICAS)):
     outputs[name] = str(tmp_path / f"{name}.de")
-    result = run_command("t2t-decoder", f"--output_dir={averaged}", *flags,
-                         f"--decode_from_file={source}", f"--decode_to_file={outputs[name]}",
-                         "--decode_hparams=beam_size=2,alpha=2.0,extra_length=5")
+    decoder = run_command if flags else call  # Logical devices need a process of their own.
+    result = decoder("t2t-decoder", f"--output_dir={averaged}", *flags,
+                     f"--decode_from_file={source}", f"--decode_to_file={outputs[name]}",
+                     "--decode_hparams=beam_size=2,alpha=2.0,extra_length=5")
     assert result.returncode == 0, result.stderr[-3000:]
   with open(outputs["one"], encoding="utf-8") as one, \
       open(outputs["two"], encoding="utf-8") as two:

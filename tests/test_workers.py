@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from commands import environment, error_line, run_command
+from commands import call, error_line
 from replica_runs import (NO_DROPOUT, assert_same_losses, copy_stopped_at, finish, latest_step,
                           learning_rates, leftovers, listed_steps, losses, scalars,
-                          start_workers, train, train_workers, wait_for_a_checkpoint,
+                          start_workers, train_here, train_workers, wait_for_a_checkpoint,
                           worker_environments)
 from tiny_runs import tiny_data
 
@@ -43,7 +43,7 @@ def test_two_workers_give_one_device_losses_and_write_once(tmp_path):
   outputs = train_workers(data_dir, workers, "--train_steps=3", "--local_eval_frequency=2",
                           "--eval_steps=0", hparams=WHOLE_SHARD)
   one_device = str(tmp_path / "one_device")
-  train(data_dir, one_device, "--train_steps=3", "--schedule=train", hparams=WHOLE_SPLIT)
+  train_here(data_dir, one_device, "--train_steps=3", "--schedule=train", hparams=WHOLE_SPLIT)
   assert_same_losses(losses(one_device), losses(workers), steps=[1, 2, 3])
   # The chief alone writes: each evaluation's summaries once, best/, curves.png.
   assert [step for step, _ in scalars(workers, "eval", "loss")] == [0, 2, 3]
@@ -81,7 +81,7 @@ def test_a_resume_of_two_workers_on_one_device_warns_and_keeps_the_schedule(
     reference_run, tmp_path):
   data_dir, reference = reference_run
   output_dir = copy_stopped_at(reference, 4, tmp_path / "run")
-  one = train(data_dir, output_dir, "--train_steps=6", "--schedule=train")
+  one = train_here(data_dir, output_dir, "--train_steps=6", "--schedule=train")
   # Each of the two pipelines had read 4 batches: the one pipeline now skips 8.
   assert "this run reads 1: each skips 8 batches" in one.stderr
   assert "the input position is approximate" in one.stderr
@@ -118,24 +118,25 @@ def test_a_killed_worker_ends_the_other_with_one_line_and_a_restart_resumes(
   assert leftovers(output_dir) == []
 
 
-def test_decoding_and_exporting_on_a_cluster_node(reference_run, tmp_path):
+def test_decoding_and_exporting_on_a_cluster_node(reference_run, tmp_path, monkeypatch):
   """With a two-worker TF_CONFIG in the environment, as on every node of a cluster job, the
   commands that read a run use this machine's devices: the same lines as without it."""
   _, output_dir = reference_run
   source = tmp_path / "source.en"
   source.write_text("Resumption of the session\nThank you very much.\n", encoding="utf-8")
-  node = worker_environments()[1]
   outputs = []
-  for env in (environment(), node):
+  for node in (False, True):
+    if node:
+      monkeypatch.setenv("TF_CONFIG", worker_environments()[1]["TF_CONFIG"])
     target = str(tmp_path / f"out{len(outputs)}.de")
-    result = run_command("t2t-decoder", f"--output_dir={output_dir}",
-                         f"--decode_from_file={source}", f"--decode_to_file={target}",
-                         "--decode_hparams=beam_size=2,alpha=2.0,extra_length=5", env=env)
+    result = call("t2t-decoder", f"--output_dir={output_dir}", f"--decode_from_file={source}",
+                  f"--decode_to_file={target}",
+                  "--decode_hparams=beam_size=2,alpha=2.0,extra_length=5")
     assert result.returncode == 0, result.stderr[-3000:]
     with open(target, encoding="utf-8") as f:
       outputs.append(f.read())
   assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 2
   assert "this command uses this machine's devices only" in result.stderr
-  result = run_command("t2t-exporter", f"--output_dir={output_dir}",
-                       f"--export_dir={tmp_path / 'export'}", env=node)
+  result = call("t2t-exporter", f"--output_dir={output_dir}",
+                f"--export_dir={tmp_path / 'export'}")
   assert result.returncode == 0, result.stderr[-3000:]
