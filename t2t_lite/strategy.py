@@ -39,7 +39,7 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
     logging.info("TF_CONFIG names %d workers; this command uses this machine's devices only",
                  workers)
   if locally_shard_to_cpu:
-    return _mirrored(split_cpu(max(worker_gpu or 1, 1)))
+    return _mirrored(split_cpu(worker_gpu or 1))
   gpus = tf.config.list_logical_devices("GPU")
   if worker_gpu and worker_gpu > len(gpus) and not (worker_gpu == 1 and not gpus):
     fix = ("pass --locally_shard_to_cpu to run the replicas on logical devices of the CPU, "

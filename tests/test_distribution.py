@@ -1,13 +1,13 @@
 """Replicas, workers and accumulated micro-batches all give one device's update."""
 
 import os
-import socket
 import sys
 
 import numpy as np
 import pytest
 
 import commands
+from replica_runs import free_port
 
 pytestmark = pytest.mark.slow
 SCRIPT = os.path.join(commands.TESTS, "distribution_check.py")
@@ -68,12 +68,6 @@ def assert_same_update(expected, actual):
 def test_same_update_as_one_device(local_runs, mode):
   assert_same_update(run_result(local_runs / "single.npz"),
                      run_result(local_runs / f"{mode}.npz"))
-
-
-def free_port():
-  with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    return s.getsockname()[1]
 
 
 def test_two_workers_on_loopback(local_runs, tmp_path):
