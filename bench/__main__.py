@@ -1,9 +1,11 @@
-"""Runs every benchmark, each in its own process, and writes docs/benchmarks.md.
+"""Runs the benchmarks, each in its own process, and writes docs/benchmarks.json and, from
+it, docs/benchmarks.md.
 
     python -m bench [--output=docs/benchmarks.md] [--only=decoding_speed,memory] [--repeats=3]
 
-Each program prints its tables as it finishes; the document gathers them with the
-machine's description and each program's own description of what it compares.
+Each program prints its tables as it finishes. Its section replaces the one it measured
+before (sections of programs not run are kept as they were, each with its own date,
+machine and command), with the program's own description of what it compares.
 """
 
 import argparse
@@ -13,11 +15,12 @@ import sys
 import tempfile
 import time
 
-from bench import ctranslate2_decoding, report
+from bench import ctranslate2_decoding, document, report
 from bench.gpu import document as gpu_document
 from t2t_lite.atomic_files import write_text_atomic
 
-# (program, heading); each takes --json (and --repeats when it times repetitions).
+# (program, heading), in the document's order; each takes --json (and --repeats when it
+# times repetitions).
 PROGRAMS = [
     ("training_throughput", "Training throughput and model-FLOPs utilisation"),
     ("decoding_speed", "Decoding"),
@@ -27,14 +30,16 @@ PROGRAMS = [
     ("real_batches", "Real batches vs a fixed batch"),
 ]
 REPEATED = {"training_throughput", "decoding_speed", "scaling"}
-XLA_SECTION = ("XLA on vs off", "The same measurements as the tables above, side by side. "
-               "t2t-trainer turns XLA on by default on GPUs only.")
+# How each program runs its peers (the others time them in turn in t2t_lite's process).
+PEERS = {"training_throughput": document.OWN_PROCESS, "memory": document.OWN_PROCESS,
+         "input_vs_training": document.NO_PEERS, "real_batches": document.NO_PEERS}
 # On an AVX-512 CPU the training throughput runs once more with every framework's kernels
 # held to AVX2 (oneDNN, XLA, MKL and ATen read these at start): the other CPU kind users
 # have, as near as this machine can show it.
 AVX2_KERNELS = {"ONEDNN_MAX_CPU_ISA": "AVX2", "XLA_FLAGS": "--xla_cpu_max_isa=AVX2",
                 "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}
 AVX2_RUN = ("training_throughput", "Training throughput on AVX2 kernels", AVX2_KERNELS)
+AVX2_KEY = "training_throughput, kernels held to AVX2"
 AVX2_INTRO = ("The training tables again, every framework's kernels held to AVX2 (oneDNN's "
               "matmuls, XLA's code, PyTorch's MKL and ATen): the instructions of an AVX2 "
               "machine, on this machine's cores, caches and memory.")
@@ -85,6 +90,22 @@ def with_kept_sections(text, path):
   return text
 
 
+def section_key(program, environment):
+  return AVX2_KEY if environment else program
+
+
+def document_order():
+  """The keys of the document's sections, in order."""
+  keys = [program for program, _ in PROGRAMS]
+  return keys[:1] + [AVX2_KEY] + keys[1:]
+
+
+def write_document(sections, data_path, output):
+  """Writes the sections as data, then the Markdown from it with the kept sections."""
+  write_text_atomic(data_path, document.dump(sections))
+  write_text_atomic(output, with_kept_sections(document.markdown(sections), output))
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--output", default=os.path.join("docs", "benchmarks.md"))
@@ -92,28 +113,25 @@ def main():
   parser.add_argument("--repeats", type=int, help="Repetitions per timing (programs' default).")
   args = parser.parse_args()
   chosen = args.only.split(",") if args.only else [name for name, _ in PROGRAMS]
+  data_path = os.path.splitext(args.output)[0] + ".json"
   start = time.perf_counter()
-  sections, xla_tables = [], []
+  sections = []
   with tempfile.TemporaryDirectory(prefix="t2t_bench_") as scratch:
     for index, (program, heading, environment) in enumerate(runs(chosen)):
       program_start = time.perf_counter()
       tables = run_program(program, args.repeats,
                            os.path.join(scratch, f"{index}_{program}.json"), environment)
-      command_text = f"{environment_text(environment)}python -m bench.{program}"
-      took = f"`{command_text}` took {time.perf_counter() - program_start:.0f} s."
-      intro = report.description(program) if environment is None else AVX2_INTRO
-      xla_tables += [table for table in tables if table.section == XLA_SECTION[0]]
-      sections.append((heading, f"{intro}\n\n{took}",
-                       [table for table in tables if table.section != XLA_SECTION[0]]))
-  if xla_tables:
-    sections.append(XLA_SECTION + (xla_tables,))
-  seconds = time.perf_counter() - start
-  command = "make bench    # or: .venv/bin/python -m bench" + (
-      f" {' '.join(sys.argv[1:])}" if sys.argv[1:] else "")
-  os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
-  text = report.markdown_document(sections, command, seconds)
-  write_text_atomic(args.output, with_kept_sections(text, args.output))
-  print(f"\nwrote {args.output} ({seconds / 60:.1f} minutes)")
+      repeats = f" --repeats={args.repeats}" if args.repeats and program in REPEATED else ""
+      sections.append(document.measured(
+          section_key(program, environment), heading,
+          report.description(program) if environment is None else AVX2_INTRO,
+          f"{environment_text(environment)}python -m bench.{program}{repeats}",
+          time.perf_counter() - program_start,
+          PEERS.get(program, document.SAME_PROCESS), tables))
+  write_document(document.merged(document.load(data_path), sections, document_order()),
+                 data_path, args.output)
+  print(f"\nwrote {data_path} and {args.output} "
+        f"({(time.perf_counter() - start) / 60:.1f} minutes)")
 
 
 if __name__ == "__main__":

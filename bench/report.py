@@ -152,24 +152,3 @@ def description(program):
     else:
       lines.append(("\n" if lines and lines[-1].startswith("- ") else "") + line)
   return "\n".join(lines).strip()
-
-
-def markdown_document(sections, command, seconds):
-  """The text of docs/benchmarks.md: the machine, how to reproduce, then each section's
-  tables. sections: [(heading, intro text, [Table])]."""
-  lines = ["# Benchmarks", "",
-           "Every number below comes from one run of the benchmark programs in `bench/`;",
-           "each implementation is timed in the same process as its peers, in turn,",
-           "and the tables give medians over repetitions and ratios of medians,",
-           "oriented so that above 1 means t2t_lite is faster (or smaller).", "",
-           "Reproduce (about as long again as this run took):", "", "```", command, "```", "",
-           "## Machine", ""]
-  lines += [f"- {line}" for line in machine_description()]
-  lines += [f"- This run took {seconds / 60:.1f} minutes.", ""]
-  for heading, intro, tables in sections:
-    lines += [f"## {heading}", ""]
-    if intro:
-      lines += [intro, ""]
-    for table in tables:
-      lines += [table.markdown(), ""]
-  return "\n".join(lines)

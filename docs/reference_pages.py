@@ -1,6 +1,7 @@
 """Writes what the docs generate: the reference pages from the code (every command's flags
 from their dataclasses, every problem and hparams set from the registries), and the
-README's results table from docs/headline_results.json.
+README's results table and the lab notebook's head (that table and a table of contents) from
+docs/headline_results.json and the notebook's own headings.
 
     python docs/reference_pages.py            # writes docs/reference/*.md and the table
     python docs/reference_pages.py --check    # exit status 1, naming them, when stale
@@ -14,6 +15,7 @@ import json
 from importlib import metadata
 import inspect
 import os
+import re
 import sys
 
 from t2t_lite import command_line, tensor2tensor_names
@@ -25,9 +27,14 @@ REFERENCE_DIR = os.path.join(DOCS, "reference")
 README = os.path.join(os.path.dirname(DOCS), "README.md")
 RESULTS = os.path.join(DOCS, "headline_results.json")
 GENERATED = "<!-- Written by docs/reference_pages.py from the code; do not edit. -->\n"
+NOTEBOOK = os.path.join(DOCS, "results.md")
 # The README's results table lies between these lines.
 TABLE_START = "<!-- results table: docs/reference_pages.py writes it from docs/headline_results.json -->"
 TABLE_END = "<!-- end of the results table -->"
+# The notebook's head (the same table, then its contents) lies between these lines.
+HEAD_START = ("<!-- current figures and contents: docs/reference_pages.py writes them from "
+              "docs/headline_results.json and the headings below -->")
+HEAD_END = "<!-- end of the current figures and contents -->"
 
 
 def commands():
@@ -124,8 +131,9 @@ def hparams_page():
   return "\n".join(lines)
 
 
-def results_table():
-  """The README's table of headline figures, each with the rule that chose it."""
+def results_table(link_prefix):
+  """The table of headline figures, each with the rule that chose it; links to the notebook
+  start with `link_prefix` (the notebook's path from the page the table is on)."""
   with open(RESULTS, encoding="utf-8") as f:
     results = json.load(f)
   lines = ["| task | test | val | chosen by | published | command | machine | rerun |",
@@ -133,24 +141,41 @@ def results_table():
   for result in results:
     val = "" if result["val"] is None else f"{result['val']:.2f}"
     lines.append(
-        f"| {result['task']} ([notebook](docs/{result['section']})) | {result['test']:.2f} | "
-        f"{val} | {result['rule']} | {result['published']} | `{result['command']}` | "
-        f"{result['machine']} | {result['rerun']} |")
+        f"| {result['task']} ([notebook]({link_prefix}{result['section']})) | "
+        f"{result['test']:.2f} | {val} | {result['rule']} | {result['published']} | "
+        f"`{result['command']}` | {result['machine']} | {result['rerun']} |")
   return "\n".join(lines)
 
 
-def readme_with_table(readme):
-  """The README's text with its results table written anew."""
-  start = readme.index(TABLE_START) + len(TABLE_START)
-  end = readme.index(TABLE_END)
-  return readme[:start] + "\n" + results_table() + "\n" + readme[end:]
+def notebook_head(notebook):
+  """The notebook's current figures and a contents list of its `##` sections."""
+  from markdown.extensions.toc import slugify
+  body = notebook[notebook.index(HEAD_END):]
+  headings = re.findall(r"^## (.+)$", body, flags=re.MULTILINE)
+  # Anchors as MkDocs writes them (strict builds check these links).
+  contents = [f"- [{heading}](#{slugify(heading, '-')})" for heading in headings]
+  return "\n".join(["## Current figures", "",
+                    "Each figure is the cell its rule chose (on val, or fixed before test); "
+                    "the sections below are the notebook that records how each came about.", "",
+                    results_table(link_prefix=""), "", "## Contents", "", *contents])
+
+
+def with_block(text, start_marker, end_marker, block):
+  """`text` with what lies between its two marker lines written anew as `block`."""
+  start = text.index(start_marker) + len(start_marker)
+  end = text.index(end_marker)
+  return text[:start] + "\n" + block + "\n" + text[end:]
 
 
 def generated_files():
   """{path: the text this writes there}."""
   files = {os.path.join(REFERENCE_DIR, name): page() for name, page in PAGES.items()}
   with open(README, encoding="utf-8") as f:
-    files[README] = readme_with_table(f.read())
+    files[README] = with_block(f.read(), TABLE_START, TABLE_END,
+                               results_table(link_prefix="docs/results.md"))
+  with open(NOTEBOOK, encoding="utf-8") as f:
+    notebook = f.read()
+  files[NOTEBOOK] = with_block(notebook, HEAD_START, HEAD_END, notebook_head(notebook))
   return files
 
 

@@ -1,9 +1,12 @@
 """`python -m bench` rewrites docs/benchmarks.md but keeps the sections other programs wrote."""
 
+import os
+
 from bench import ctranslate2_decoding
 from bench.__main__ import with_kept_sections
 from bench.gpu import document as gpu_document
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NEW = "# Benchmarks\n\n## Decoding\n\nnew CPU tables\n"
 
 
@@ -43,3 +46,28 @@ def test_program_descriptions_leave_out_their_usage_lines_continued_ones_too():
                          ("memory", "--case=NAME")):
     text = report.description(program)
     assert text and usage not in text, (program, text[:300])
+
+
+def test_the_document_is_what_its_data_gives():
+  """docs/benchmarks.md's tables are written from docs/benchmarks.json: a table edited in
+  one and not the other fails here."""
+  from bench import document
+  from bench.__main__ import with_kept_sections
+  path = os.path.join(ROOT, "docs", "benchmarks.md")
+  with open(path, encoding="utf-8") as f:
+    text = f.read()
+  sections = document.load(os.path.join(ROOT, document.DATA))
+  assert sections and text == with_kept_sections(document.markdown(sections), path)
+
+
+def test_a_run_of_some_programs_keeps_the_other_sections_with_their_provenance():
+  from bench import document, report
+  table = report.Table("t", ["a", "b"], [["x", "1"]])
+  old = [document.Section(key, key, "", f"python -m bench.{key}", 1, "2026-01-01", ["old CPU"],
+                          document.SAME_PROCESS, [table]) for key in ("a", "b", "c")]
+  new = document.measured("b", "B", "", "python -m bench.b", 2.4, document.OWN_PROCESS, [table])
+  sections = document.merged(old, [new], ["a", "b", "c"])
+  assert [section.key for section in sections] == ["a", "b", "c"]
+  assert sections[0] == old[0] and sections[2] == old[2]
+  assert sections[1].machine == report.machine_description() and sections[1].seconds == 2
+  assert f"Measured on {new.date}" in document.markdown(sections)
