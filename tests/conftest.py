@@ -7,6 +7,12 @@ Tiers: `make test-fast` runs the unit tier (`-m "not slow"`); tests marked `slow
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# Test processes side by side (pytest-xdist's workers) share the cores: each one's ops
+# compute on its share of them (the commands it starts too), rather than every process's
+# threads spinning on every core. (Inter-op threads stay: two replicas' collectives wait
+# on each other.)
+os.environ.setdefault("TF_NUM_INTRAOP_THREADS", str(max(
+    1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1)))))
 
 import pytest  # noqa: E402
 

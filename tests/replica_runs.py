@@ -92,12 +92,12 @@ def train_workers(data_dir, output_dir, *flags, **kwargs):
   return outputs
 
 
-def wait_for_a_checkpoint(output_dir, processes, timeout=300):
-  """Waits until output_dir lists a checkpoint -> its step."""
+def wait_for_a_checkpoint(output_dir, processes, timeout=300, after=-1):
+  """Waits until output_dir lists a checkpoint of a step past `after` -> its step."""
   deadline = time.monotonic() + timeout
   while time.monotonic() < deadline:
     paths = checkpoint_paths(output_dir) if os.path.isdir(output_dir) else []
-    if paths:
+    if paths and checkpoint_step(paths[-1]) > after:
       return checkpoint_step(paths[-1])
     for process in processes:
       assert process.poll() is None, process.stdout.read()[-3000:]

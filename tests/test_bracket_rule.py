@@ -233,8 +233,7 @@ def test_the_exported_word_leaf_parser_writes_the_source_words_in_order(tmp_path
   settings = DecodeHParams(beam_size=2, alpha=0.3, extra_length=25)
   exported = Exported(model, LinearisedTrees(word_leaves=True), vocabulary, vocabulary,
                       settings, max_input_length=20)
-  tf.saved_model.save(exported, str(tmp_path), signatures={
-      "serving_default": exported.translate, "decode_ids": exported.decode_ids})
+  tf.saved_model.save(exported, str(tmp_path), signatures={"serving_default": exported.translate})
   served = tf.saved_model.load(str(tmp_path)).signatures["serving_default"]
   outputs = served(sentences=tf.constant(SENTENCES))["translations"].numpy()
   assert_the_source_words_in_order([output.decode("utf-8") for output in outputs])

@@ -54,26 +54,49 @@ def test_two_workers_give_one_device_losses_and_write_once(tmp_path):
   assert all("Traceback" not in output for output in outputs)
 
 
-def test_sigterm_to_one_worker_stops_both_at_one_step_and_a_restart_resumes_there(
+def test_a_stop_agreed_by_both_a_lost_worker_and_each_restart_resume_where_they_left(
     reference_run, tmp_path):
-  """The signalled worker votes to stop in its next step; both save that step and exit 143.
-  Restarted, each skips the batches its shard had given: the losses are the reference's."""
+  """SIGTERM to one worker: it votes to stop in its next step, both save that step and
+  exit 143. Restarted, each skips the batches its shard had given. Then kill -9 to one
+  worker: the other ends with one line naming it. Restarted again, they finish the run with
+  the reference's losses at every step."""
   data_dir, reference = reference_run
   output_dir = str(tmp_path / "run")
+  environments = worker_environments()
   flags = (f"--train_steps={STEPS}", "--schedule=train", "--save_checkpoints_steps=2")
-  processes = start_workers(data_dir, output_dir, *flags)
+  processes = start_workers(data_dir, output_dir, *flags, environments=environments)
   wait_for_a_checkpoint(output_dir, processes)
   processes[1].send_signal(signal.SIGTERM)
   (chief_status, chief), (status, worker) = finish(processes)
   assert (chief_status, status) == (143, 143), chief[-3000:] + worker[-3000:]
   stopped_at = latest_step(output_dir)
-  assert stopped_at < STEPS, "the run ended before the signal: nothing to resume"
+  assert stopped_at < STEPS - 2, "the run ended too soon to be stopped twice"
   saved = f"saved {output_dir}/ckpt-{stopped_at} at step {stopped_at}"
   assert f"t2t-trainer: SIGTERM: {saved}" in worker
   assert f"t2t-trainer: SIGTERM to another worker: {saved}" in chief
+
+  chief, worker = processes = start_workers(data_dir, output_dir, *flags,
+                                            environments=environments)
+  wait_for_a_checkpoint(output_dir, processes, after=stopped_at)
+  worker.kill()
+  worker.communicate()
+  started = time.monotonic()
+  [(status, output)] = finish([chief], timeout=180)  # TensorFlow's health check: ~1 min.
+  assert time.monotonic() - started < 180
+  assert f"resuming from {output_dir}/ckpt-{stopped_at}" in output
+  assert status == 2, output[-3000:]
+  assert "Traceback" not in output
+  address = json.loads(environments[1]["TF_CONFIG"])["cluster"]["worker"][1]
+  last = error_line(output)
+  lost_at = latest_step(output_dir)
+  assert last.startswith(f"t2t-trainer: error: lost worker 1 ({address}) of this run ("), last
+  assert last.endswith(f"restart every worker with the same command to resume from "
+                       f"{output_dir}/ckpt-{lost_at}"), last
+
   outputs = train_workers(data_dir, output_dir, *flags)
-  assert all(f"resuming from {output_dir}/ckpt-{stopped_at}" in output for output in outputs)
+  assert all(f"resuming from {output_dir}/ckpt-{lost_at}" in output for output in outputs)
   assert_same_losses(losses(reference), losses(output_dir), steps=range(1, STEPS + 1))
+  assert listed_steps(output_dir)[-1] == STEPS
   assert leftovers(output_dir) == []
 
 
@@ -87,35 +110,6 @@ def test_a_resume_of_two_workers_on_one_device_warns_and_keeps_the_schedule(
   assert "the input position is approximate" in one.stderr
   rates, reference_rates = learning_rates(output_dir), learning_rates(reference)
   assert [rates[step] for step in (5, 6)] == [reference_rates[step] for step in (5, 6)]
-
-
-def test_a_killed_worker_ends_the_other_with_one_line_and_a_restart_resumes(
-    small_translation_data, tmp_path):
-  _, data_dir = small_translation_data
-  output_dir = str(tmp_path / "run")
-  environments = worker_environments()
-  flags = ("--train_steps=100000", "--schedule=train", "--save_checkpoints_steps=2")
-  chief, worker = processes = start_workers(data_dir, output_dir, *flags,
-                                            environments=environments)
-  wait_for_a_checkpoint(output_dir, processes)
-  worker.kill()
-  worker.communicate()
-  started = time.monotonic()
-  [(status, output)] = finish([chief], timeout=180)  # TensorFlow's health check: ~1 min.
-  assert time.monotonic() - started < 180
-  assert status == 2, output[-3000:]
-  assert "Traceback" not in output
-  address = json.loads(environments[1]["TF_CONFIG"])["cluster"]["worker"][1]
-  last = error_line(output)
-  assert last.startswith(f"t2t-trainer: error: lost worker 1 ({address}) of this run ("), last
-  assert last.endswith(f"restart every worker with the same command to resume from "
-                       f"{output_dir}/ckpt-{latest_step(output_dir)}"), last
-  resume_from = latest_step(output_dir)
-  outputs = train_workers(data_dir, output_dir, f"--train_steps={resume_from + 2}",
-                          "--schedule=train", "--save_checkpoints_steps=2")
-  assert all(f"resuming from {output_dir}/ckpt-{resume_from}" in output for output in outputs)
-  assert listed_steps(output_dir)[-1] == resume_from + 2
-  assert leftovers(output_dir) == []
 
 
 def test_decoding_and_exporting_on_a_cluster_node(reference_run, tmp_path, monkeypatch):
