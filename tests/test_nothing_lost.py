@@ -95,7 +95,6 @@ def test_avg_all_refuses_another_run_and_the_model_dir_through_a_symlink(
 
 
 def test_datagen_keeps_the_old_data_when_the_new_input_fails(tmp_path):
-  import t2t_lite.problems  # noqa: F401
   from t2t_lite.registry import PROBLEMS
   data_dir = tiny_data(str(tmp_path))
   before = snapshot(data_dir)
