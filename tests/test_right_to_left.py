@@ -14,7 +14,8 @@ from decoding_fakes import teacher_forced_log_prob
 from helpers import read_all
 from model_fixtures import SMALL, small_model
 from t2t_lite.constants import EOS_ID
-from t2t_lite.decoding.right_to_left import check_rules, reversed_before_eos, reversed_ids
+from t2t_lite.data.target_order import reversed_before_eos, reversed_ids
+from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.model_decoding import decode_ids, n_best
 from t2t_lite.decoding.rerank import ROWS_PER_CALL, Reranker
 from t2t_lite.hparams import HParams
