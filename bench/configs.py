@@ -25,7 +25,6 @@ BIG_REDUCED = dataclasses.replace(BASE, hidden_size=1024, filter_size=4096, num_
 
 def _shape_of(hparams_set):
   """The layer shapes (depth, widths, heads) of a registered hparams set."""
-  import t2t_lite.hparams_sets  # noqa: F401
   from t2t_lite.registry import HPARAMS
   hparams = HPARAMS[hparams_set]()
   return {name: getattr(hparams, name)

@@ -66,7 +66,6 @@ def main():
                       help="The resegmenting row's hparams.bpe_dropout.")
   args = parser.parse_args()
 
-  import t2t_lite.problems  # noqa: F401
   from t2t_lite.data.problem import Sources
   from t2t_lite.registry import PROBLEMS
   problem = PROBLEMS[args.problem]()

@@ -30,7 +30,6 @@ VOCAB_SIZE = 8000
 
 def generate(data_dir):
   """Writes PROBLEM's records and vocabulary for Europarl into data_dir; returns the problem."""
-  import t2t_lite.problems  # noqa: F401
   from t2t_lite.data.problem import Sources
   from t2t_lite.registry import PROBLEMS
   problem = PROBLEMS[PROBLEM]()

@@ -43,7 +43,6 @@ MULTI30K = os.path.join(configs.SHARED_DATA, "multi30k")
 
 def generate(data_dir):
   """PROBLEM's records and vocabulary in data_dir (made from MULTI30K if missing)."""
-  import t2t_lite.problems  # noqa: F401
   from t2t_lite.data.problem import Sources
   from t2t_lite.registry import PROBLEMS
   problem = PROBLEMS[PROBLEM]()
@@ -57,7 +56,6 @@ def generate(data_dir):
 
 def hparams_for_bench(overrides=""):
   """HPARAMS_SET with `overrides` (as --hparams takes them, e.g. "length_bucket_step=1.65")."""
-  import t2t_lite.hparams_sets  # noqa: F401
   from t2t_lite.registry import HPARAMS
   return HPARAMS[HPARAMS_SET]().override(overrides)
 

@@ -37,10 +37,10 @@ import tensorflow as tf
 
 from t2t_lite.constants import WORD_START
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
+from t2t_lite.data.target_form import TargetForm
 from t2t_lite.data.trees import (LEAF_TOKENS, PLACEHOLDER_TAG, POS_TAGS, delinearize,
                                   is_bracket, linearize, malformations, normalize,
                                   read_mrg_file)
-from t2t_lite.decoding.target_form import TargetForm
 from t2t_lite.errors import UserError
 
 TRAIN_SECTIONS = range(2, 22)

@@ -39,7 +39,8 @@ import tensorflow as tf
 
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID
-from t2t_lite.decoding.right_to_left import check_rules, reversed_before_eos
+from t2t_lite.data.target_order import reversed_before_eos
+from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
 from t2t_lite.decoding.token_counts import rule_tables

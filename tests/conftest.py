@@ -117,6 +117,14 @@ def _generate_small_translation_data(shared_data, work):
   return data_dir
 
 
+@pytest.fixture
+def run_copy(tmp_path_factory, tmp_path):
+  """A copy of the tiny run (tiny_runs.py) for the test to break: its output_dir."""
+  from tiny_runs import copy_run, tiny_run
+  _, output_dir = tiny_run(tmp_path_factory)
+  return copy_run(output_dir, tmp_path / "run")
+
+
 @pytest.fixture(scope="session")
 def trained_run(small_translation_data, tmp_path_factory):
   """A 60-step t2t-trainer run on the small data: evaluations (with decoding) every 20

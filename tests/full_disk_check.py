@@ -12,7 +12,6 @@ import sys
 
 import tensorflow as tf
 
-import t2t_lite.problems  # noqa: F401  (registers translate_from_files)
 from t2t_lite.data.problem import Sources
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import reporting_file_errors

@@ -12,7 +12,7 @@ from importlib import metadata
 import json
 import sys
 
-from test_imports import module_files
+from import_graph import module_files
 
 OURS = "t2t_lite"
 arrows = set()

@@ -1,4 +1,4 @@
-"""Small Transformers and id batches shared by the model tests."""
+"""Small Transformers and id batches shared by the model tests, and an untrained parser."""
 
 import dataclasses
 
@@ -38,3 +38,22 @@ def random_batch(batch=3, input_length=7, target_length=6, seed=0):
   inputs[0, input_length - 2:] = 0
   targets[1, target_length - 3:] = 0
   return inputs, targets
+
+
+# Sentences to parse, and trees to train the parser's vocabulary with them.
+SENTENCES = ["The cat sat on the mat .", "Stocks fell .", "He said the plan failed ."]
+TREES = ["(S (NP DT NN )NP (VP VBD (PP IN (NP DT NN )NP )PP )VP . )S",
+         "(S (NP NNS )NP (VP VBD )VP . )S"]
+
+
+def untrained_parser():
+  """-> (problem, model, vocabulary): an untrained parser with a small real vocabulary."""
+  from t2t_lite.data.vocabulary import Vocabulary, train_sentencepiece
+  from t2t_lite.problems.parsing_ptb import ParsingEnglishPtb16k
+  problem = ParsingEnglishPtb16k()
+  size = 480
+  model = small_model(hparams=dataclasses.replace(SMALL, max_length=64), input_vocab=size,
+                      target_vocab=size, seed=1)  # Before the vocabulary: seeding resets
+  vocabulary = Vocabulary(train_sentencepiece(   # the TF resources made before it.
+      (SENTENCES + TREES) * 20, size, user_defined_symbols=problem.user_defined_symbols))
+  return problem, model, vocabulary

@@ -5,13 +5,17 @@ a tiny model, in a process where TensorFlow cannot be imported (its TensorFlow
 rows run in processes of their own, on Keras's TensorFlow backend), and the
 tests check its results and the document section it writes. Without a GPU and
 without `--smoke` the program refuses, writing nothing. The two-replica check
-(bench/gpu/two_replicas.py) runs here on two logical CPUs.
+(bench/gpu/two_replicas.py) runs here on two logical CPUs. A checkout that was
+never installed (as on the GPU machines) loads the full run's settings.
 """
 
 import importlib.util
 import json
 import os
+import shutil
+import subprocess
 import sys
+import sysconfig
 
 import numpy as np
 import pytest
@@ -20,9 +24,17 @@ from commands import environment, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # As on the GPU machines: importing TensorFlow fails.
-WITHOUT_TENSORFLOW = ("import runpy, sys; sys.modules['tensorflow'] = None; "
-                      "sys.modules['tensorflow_text'] = None; "
-                      "runpy.run_module('bench.gpu', run_name='__main__')")
+NO_TENSORFLOW = ("import runpy, sys; sys.modules['tensorflow'] = None; "
+                 "sys.modules['tensorflow_text'] = None; ")
+WITHOUT_TENSORFLOW = NO_TENSORFLOW + "runpy.run_module('bench.gpu', run_name='__main__')"
+# Checks that no installed t2t_lite is in sight, prints the full run's plan as JSON on one
+# line, then runs the command with the arguments given.
+FULL_PLAN_THEN_COMMAND = NO_TENSORFLOW + (
+    "import json, os, t2t_lite; from importlib import metadata; "
+    "assert os.path.dirname(t2t_lite.__path__[0]) == os.getcwd(), t2t_lite.__path__; "
+    "assert not metadata.entry_points(group='t2t_lite.hparams_sets'); "
+    "from bench.gpu import settings; print(json.dumps(settings.full().to_dict()), flush=True); "
+    "runpy.run_module('bench.gpu', run_name='__main__')")
 DOCUMENT = ("# Benchmarks\n\nThe CPU tables.\n\n## GPU\n\n<!-- gpu:begin -->\nold numbers\n"
             "<!-- gpu:end -->\n\n## After\n\nkept\n")
 
@@ -39,6 +51,32 @@ def load(relative_path):
 def run_bench(*args):
   return run([sys.executable, "-c", WITHOUT_TENSORFLOW, *args], cwd=ROOT, timeout=600,
              env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
+
+
+def uninstalled_checkout(target):
+  """A copy in `target` of the files a clone of this checkout would hold (those git tracks,
+  and new ones it does not ignore), never installed."""
+  try:
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=ROOT, capture_output=True, check=True)
+  except (OSError, subprocess.CalledProcessError):
+    pytest.skip("not a git checkout")
+  for name in filter(None, listed.stdout.decode("utf-8").split("\0")):
+    if os.path.isfile(os.path.join(ROOT, name)):  # Not one deleted since its commit.
+      os.makedirs(os.path.join(target, os.path.dirname(name)), exist_ok=True)
+      shutil.copy2(os.path.join(ROOT, name), os.path.join(target, name))
+  return str(target)
+
+
+def site_packages_without_t2t_lite(target):
+  """A folder of links to this Python's site-packages entries but t2t_lite's own (its
+  dist-info with the entry points, an editable install's finder and .pth)."""
+  site = sysconfig.get_paths()["purelib"]
+  os.makedirs(target)
+  for name in os.listdir(site):
+    if "t2t_lite" not in name:
+      os.symlink(os.path.join(site, name), os.path.join(target, name))
+  return str(target)
 
 
 def test_only_the_text_between_the_markers_is_replaced():
@@ -146,6 +184,21 @@ def test_smoke_run_without_tensorflow_writes_the_gpu_section(tmp_path):
     # The same weights in float32: greedy decoding gives the same ids.
     np.testing.assert_array_equal(cases["decode_torch"][1]["ids"],
                                   cases["decode_t2t_lite"][1]["ids"])
+
+
+@pytest.mark.slow
+def test_a_checkout_never_installed_loads_the_full_plan_and_its_help(tmp_path):
+  """As on a GPU machine: no TensorFlow, no installed t2t_lite, no entry points (Python
+  without its `site` module, so no .pth file runs; site-packages named on PYTHONPATH)."""
+  from bench.gpu import settings
+  checkout = uninstalled_checkout(tmp_path / "checkout")
+  site = site_packages_without_t2t_lite(tmp_path / "site")
+  result = run([sys.executable, "-S", "-c", FULL_PLAN_THEN_COMMAND, "--help"], cwd=checkout,
+               timeout=120, env=environment(PYTHONPATH=site, KERAS_BACKEND="jax"))
+  assert result.returncode == 0, result.stderr[-3000:]
+  plan, help_text = result.stdout.split("\n", 1)
+  assert json.loads(plan) == json.loads(json.dumps(settings.full().to_dict()))
+  assert help_text.startswith("usage:") and "--smoke" in help_text
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ import math
 
 import keras
 
-import t2t_lite.hparams_sets  # noqa: F401
 from bench import configs, ours
 from t2t_lite.registry import HPARAMS
 

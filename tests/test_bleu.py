@@ -11,6 +11,7 @@ import pytest
 import sacrebleu
 
 from commands import call
+from helpers import write
 
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.bleu import (bleu_report, compound_split_bleu,
@@ -228,11 +229,6 @@ def test_several_references_take_the_best_match(reference):
 def test_malformed_streams_are_value_errors(references, message):
   with pytest.raises(ValueError, match=message):
     bleu_report(["a", "b"], references)
-
-
-def write(path, data):
-  path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
-  return str(path)
 
 
 @pytest.fixture

@@ -4,21 +4,9 @@ import collections
 
 import tensorflow as tf
 
-from t2t_lite.constants import EOS_ID, PAD_ID
+from helpers import read_all
+from t2t_lite.constants import EOS_ID
 from t2t_lite.hparams import HParams
-
-# Long enough that no real sentence is dropped, however finely it is split.
-MAX_LENGTH = 2048
-
-
-def read_all(problem, data_dir, split, training, bpe_dropout):
-  """Every example of `split` once, as the pipeline batches it: [(inputs ids, targets ids)]."""
-  hparams = HParams(batch_size=4 * MAX_LENGTH, max_length=MAX_LENGTH, bpe_dropout=bpe_dropout)
-  dataset = problem.dataset(split, data_dir, hparams, training=training, shuffle=False,
-                            repeat=False, deterministic=True)
-  return [tuple(tuple(int(i) for i in row if i != PAD_ID) for row in (inputs, targets))
-          for batch in dataset
-          for inputs, targets in zip(batch["inputs"].numpy(), batch["targets"].numpy())]
 
 
 def texts(vocab, sequences):
@@ -30,7 +18,8 @@ def texts(vocab, sequences):
 def test_resegmented_ids_spell_the_same_text_in_other_pieces(small_translation_data):
   problem, data_dir = small_translation_data
   _, vocab = problem.vocabularies(data_dir)
-  sentences = [targets for _, targets in read_all(problem, data_dir, "dev", False, 0.0)][:40]
+  examples = read_all(problem, data_dir, "dev", False, bpe_dropout=0.0)
+  sentences = [targets for _, targets in examples][:40]
   resegment = vocab.resegmenter(0.3)
   resegmented = [tuple(resegment(tf.constant(ids, tf.int32)).numpy().tolist())
                  for ids in sentences]
@@ -44,8 +33,8 @@ def test_training_reads_new_segmentations_and_evaluation_the_generated_ones(
     small_translation_data):
   problem, data_dir = small_translation_data
   vocabularies = problem.vocabularies(data_dir)
-  as_generated = read_all(problem, data_dir, "train", True, 0.0)
-  resegmented = read_all(problem, data_dir, "train", True, 0.3)
+  as_generated = read_all(problem, data_dir, "train", True, bpe_dropout=0.0)
+  resegmented = read_all(problem, data_dir, "train", True, bpe_dropout=0.3)
   assert len(resegmented) == len(as_generated)
   for side, vocab in enumerate(vocabularies):
     old = [example[side] for example in as_generated]
@@ -54,13 +43,13 @@ def test_training_reads_new_segmentations_and_evaluation_the_generated_ones(
     assert sum(map(len, new)) > sum(map(len, old))
   # The same examples, in other pieces: the two reads share few id sequences.
   assert len(set(resegmented) & set(as_generated)) < len(as_generated) // 2
-  assert (read_all(problem, data_dir, "dev", False, 0.3)
-          == read_all(problem, data_dir, "dev", False, 0.0))
+  assert (read_all(problem, data_dir, "dev", False, bpe_dropout=0.3)
+          == read_all(problem, data_dir, "dev", False, bpe_dropout=0.0))
 
 
 def test_each_epoch_reads_its_own_segmentations(small_translation_data):
   problem, data_dir = small_translation_data
-  first, second = (read_all(problem, data_dir, "dev", True, 0.3) for _ in range(2))
+  first, second = (read_all(problem, data_dir, "dev", True, bpe_dropout=0.3) for _ in range(2))
   assert len(set(first) & set(second)) < len(first) // 2
 
 

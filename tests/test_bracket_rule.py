@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB
-from model_fixtures import SMALL, small_model
+from model_fixtures import SENTENCES, SMALL, small_model, untrained_parser
 from t2t_lite.data.vocabulary import Vocabulary, train_sentencepiece
 from t2t_lite.decoding.bracket_rule import bracket_tables
 from t2t_lite.decoding.copy_rule import source_leaf_pieces
@@ -21,7 +21,6 @@ from t2t_lite.decoding.translate import Translator
 from t2t_lite.export import Exported
 from t2t_lite.problems.parsing_ptb import (LinearisedTrees, ParsingEnglishPtb16kWords,
                                            decoded_tokens)
-from test_token_counts import SENTENCES, untrained_parser
 
 LIMIT = 7   # Tokens, EOS included.
 PAIRS = tuple(("(" + label, ")" + label) for label in ("NP", "VP", "PP"))

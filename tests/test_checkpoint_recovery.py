@@ -9,6 +9,7 @@ import os
 import pytest
 import tensorflow as tf
 
+from helpers import edit_json
 from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer
 from t2t_lite.run import Run
@@ -22,12 +23,6 @@ from t2t_lite.training.divergence import check_loss, divergence_bound
 from tiny_runs import copy_run, tiny_run, truncate
 
 DATA = "ckpt-3.data-00000-of-00001"
-
-
-@pytest.fixture
-def run_copy(tmp_path_factory, tmp_path):
-  _, output_dir = tiny_run(tmp_path_factory)
-  return copy_run(output_dir, tmp_path / "run")
 
 
 def corrupt(path):
@@ -169,19 +164,12 @@ def test_a_save_killed_while_deleting_old_checkpoints_lists_only_whole_ones(tmp_
       f"ckpt-{step}.{kind}" for step in (2, 3) for kind in ("data-00000-of-00001", "index")]
 
 
-def edit_json(path, **changes):
-  with open(path) as f:
-    values = json.load(f)
-  values.update(changes)
-  with open(path, "w") as f:
-    json.dump(values, f)
-
-
 def test_a_checkpoint_of_another_model_is_one_line(run_copy, tmp_path):
   other = copy_run(run_copy, tmp_path / "other")
   hidden_size = run_dir.read_hparams(run_copy).hidden_size
-  edit_json(os.path.join(other, "run.json"), input_vocab_size=400, target_vocab_size=400)
-  edit_json(os.path.join(other, "hparams.json"), hidden_size=2 * hidden_size)
+  edit_json(os.path.join(other, "run.json"),
+            lambda v: v.update(input_vocab_size=400, target_vocab_size=400))
+  edit_json(os.path.join(other, "hparams.json"), lambda v: v.update(hidden_size=2 * hidden_size))
   with pytest.raises(UserError, match=rf"belongs to a run with another model than .*"
                                       rf"input_vocab_size 400 -> 300; target_vocab_size 400 -> "
                                       rf"300; hidden_size {2 * hidden_size} -> {hidden_size}"):
@@ -189,7 +177,8 @@ def test_a_checkpoint_of_another_model_is_one_line(run_copy, tmp_path):
   # Without a run description beside it, the differing shapes are named.
   for name in ("hparams.json", "run.json"):
     os.remove(os.path.join(other, name))
-  edit_json(os.path.join(run_copy, "run.json"), input_vocab_size=400, target_vocab_size=400)
+  edit_json(os.path.join(run_copy, "run.json"),
+            lambda v: v.update(input_vocab_size=400, target_vocab_size=400))
   with pytest.raises(UserError, match=rf"ckpt-1 does not fit this model \(.*shape \(300, "
                                       rf"{hidden_size}\).*another vocabulary or architecture"):
     Run.open(run_copy, os.path.join(other, "ckpt-1"))

@@ -10,7 +10,7 @@ import pytest
 from t2t_lite import command_line
 from t2t_lite.command_line import define_flags, flag_values, require, setting
 from t2t_lite.errors import UserError
-from test_imports import ROOT, module_files
+from import_graph import ROOT, module_files
 
 GENERATING_MODULE = os.path.join(ROOT, "t2t_lite", "command_line.py")
 

@@ -59,7 +59,6 @@ def europarl(shared_data, tmp_path_factory):
 
 
 def problem():
-  import t2t_lite.problems  # noqa: F401 (registers translate_from_files)
   from t2t_lite.registry import PROBLEMS
   return PROBLEMS[PROBLEM]()
 

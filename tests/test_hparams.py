@@ -4,7 +4,6 @@ import dataclasses
 
 import pytest
 
-import t2t_lite.hparams_sets  # noqa: F401  (registers the sets)
 from t2t_lite.errors import UserError
 from t2t_lite.hparams import HParams
 from t2t_lite.overrides import parse_overrides

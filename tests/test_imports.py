@@ -1,5 +1,6 @@
 """The import drawing of t2t_lite: no circle, between modules or between packages, and no
-arrow up from decoding/ to training/ or from data/ to metrics/.
+arrow up the layers (FORBIDDEN: decoding/ to training/ or run/, data/ to metrics/ or
+decoding/, run/ to training/); and no module imports a test module.
 
 Every `import` counts, the ones inside functions too. The top-level problems/,
 hparams/ and bin/ folders count under the names they install as.
@@ -10,101 +11,11 @@ import os
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Folder -> the package it installs as (setup.py).
-FOLDERS = {"t2t_lite": "t2t_lite", "problems": "t2t_lite.problems",
-           "hparams": "t2t_lite.hparams_sets", "bin": "t2t_lite.bin"}
+from import_graph import FOLDERS, ROOT, cycles, module_graph, package_graph, package_of
+
 FORBIDDEN = [("t2t_lite.decoding", "t2t_lite.training"), ("t2t_lite.data", "t2t_lite.metrics"),
-             ("t2t_lite.decoding", "t2t_lite.run"), ("t2t_lite.run", "t2t_lite.training")]
-
-
-def module_files():
-  """{module name: path} of every Python file of the installed packages."""
-  modules = {}
-  for folder, package in FOLDERS.items():
-    for directory, _, names in os.walk(os.path.join(ROOT, folder)):
-      for name in names:
-        if not name.endswith(".py"):
-          continue
-        relative = os.path.relpath(os.path.join(directory, name), os.path.join(ROOT, folder))
-        parts = relative[:-3].split(os.sep)
-        if parts[-1] == "__init__":
-          parts = parts[:-1]
-        modules[".".join([package, *parts])] = os.path.join(directory, name)
-  return modules
-
-
-def imported_modules(path, module, modules):
-  """The modules of ours an `import` anywhere in the file names: for `from a import b`,
-  the module a.b where there is one, else a (relative imports resolved)."""
-  package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
-  with open(path, encoding="utf-8") as f:
-    tree = ast.parse(f.read(), path)
-  for node in ast.walk(tree):
-    if isinstance(node, ast.Import):
-      yield from (alias.name for alias in node.names if alias.name in modules)
-    elif isinstance(node, ast.ImportFrom):
-      base = node.module or ""
-      if node.level:
-        parts = package.split(".")[:len(package.split(".")) - node.level + 1]
-        base = ".".join(parts + ([base] if base else []))
-      for alias in node.names:
-        name = f"{base}.{alias.name}"
-        if name in modules or base in modules:
-          yield name if name in modules else base
-
-
-def module_graph():
-  """{module: set of the modules of ours it imports}."""
-  modules = module_files()
-  return {module: set(imported_modules(path, module, modules)) - {module}
-          for module, path in modules.items()}
-
-
-def package_of(module):
-  """The part of t2t_lite a module belongs to: t2t_lite.<first name> (a package or a
-  module of its own)."""
-  return ".".join(module.split(".")[:2])
-
-
-def cycles(graph):
-  """The strongly connected components with more than one node (Tarjan)."""
-  index, low, stack, on_stack, found = {}, {}, [], set(), []
-
-  def visit(node):
-    index[node] = low[node] = len(index)
-    stack.append(node)
-    on_stack.add(node)
-    for target in sorted(graph.get(node, ())):
-      if target not in index:
-        visit(target)
-        low[node] = min(low[node], low[target])
-      elif target in on_stack:
-        low[node] = min(low[node], index[target])
-    if low[node] == index[node]:
-      component = []
-      while True:
-        member = stack.pop()
-        on_stack.discard(member)
-        component.append(member)
-        if member == node:
-          break
-      if len(component) > 1:
-        found.append(sorted(component))
-
-  for node in sorted(graph):
-    if node not in index:
-      visit(node)
-  return found
-
-
-def package_graph(graph):
-  packages = {}
-  for module, targets in graph.items():
-    source = package_of(module)
-    packages.setdefault(source, set()).update(
-        package_of(target) for target in targets if package_of(target) != source)
-  return packages
+             ("t2t_lite.decoding", "t2t_lite.run"), ("t2t_lite.run", "t2t_lite.training"),
+             ("t2t_lite.data", "t2t_lite.decoding")]
 
 
 def test_no_module_imports_itself_through_others():
@@ -115,11 +26,39 @@ def test_no_package_imports_itself_through_others():
   assert cycles(package_graph(module_graph())) == []
 
 
-def test_no_arrow_up_from_decoding_to_training_or_from_data_to_metrics():
+def test_no_arrow_up_the_layers():
   arrows = [(module, target) for module, targets in module_graph().items() for target in targets
             for source, forbidden in FORBIDDEN
             if package_of(module) == source and package_of(target) == forbidden]
   assert arrows == []
+
+
+def imported_test_modules(path):
+  """The test_* modules an `import` anywhere in the file names."""
+  with open(path, encoding="utf-8") as f:
+    tree = ast.parse(f.read(), path)
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Import):
+      names = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom) and not node.level:
+      names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    else:
+      continue
+    yield from (name for name in names if name.split(".")[-1].startswith("test_"))
+
+
+def test_no_module_imports_a_test_module():
+  """What tests share lives in helper modules (helpers.py, commands.py, tiny_runs.py, ...),
+  never in a test file: no test, helper, benchmark or docs script imports a test_* module."""
+  imports = []
+  for folder in ("tests", "bench", "docs", *FOLDERS):
+    for directory, _, names in os.walk(os.path.join(ROOT, folder)):
+      for name in sorted(names):
+        path = os.path.join(directory, name)
+        if name.endswith(".py"):
+          imports += [(os.path.relpath(path, ROOT), module)
+                      for module in imported_test_modules(path)]
+  assert imports == []
 
 
 def test_the_drawing_sees_the_imports_inside_functions():

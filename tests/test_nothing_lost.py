@@ -15,7 +15,7 @@ from t2t_lite.export import export_run
 from t2t_lite.registry import load_registries
 from t2t_lite.run import Run
 from t2t_lite.training.averaging import average_checkpoints
-from tiny_runs import copy_run, snapshot, tiny_data, tiny_run, tiny_text, tiny_train
+from tiny_runs import snapshot, tiny_data, tiny_run, tiny_text, tiny_train
 
 COMMANDS = [t2t_trainer, t2t_decoder, t2t_datagen, t2t_exporter, t2t_avg_all, t2t_bleu,
             t2t_visualize]
@@ -30,12 +30,6 @@ def command_line(*args):
     yield argv
   finally:
     flags.FLAGS.unparse_flags()
-
-
-@pytest.fixture
-def run_copy(tmp_path_factory, tmp_path):
-  _, output_dir = tiny_run(tmp_path_factory)
-  return copy_run(output_dir, tmp_path / "run")
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda module: module.__name__.split(".")[-1])
@@ -95,7 +89,6 @@ def test_avg_all_refuses_another_run_and_the_model_dir_through_a_symlink(
 
 
 def test_datagen_keeps_the_old_data_when_the_new_input_fails(tmp_path):
-  import t2t_lite.problems  # noqa: F401
   from t2t_lite.registry import PROBLEMS
   data_dir = tiny_data(str(tmp_path))
   before = snapshot(data_dir)

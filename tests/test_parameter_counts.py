@@ -4,7 +4,6 @@ import gc
 
 import pytest
 
-import t2t_lite.hparams_sets  # noqa: F401  (registers the sets)
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
 from t2t_lite.summary import format_summary, parameter_counts

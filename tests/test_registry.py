@@ -91,7 +91,7 @@ def test_every_built_in_set_is_installed_and_every_problem_module_registers():
   import inspect
   from t2t_lite.hparams_sets import transformer as sets
   from t2t_lite.registry import HPARAMS, MODELS, PROBLEMS
-  from test_imports import module_files
+  from import_graph import module_files
   # Fresh registries of the installed entries (tests register more in the shared ones).
   installed_sets, problems, models = (Registry(registry.kind, registry.group)
                                       for registry in (HPARAMS, PROBLEMS, MODELS))

@@ -11,9 +11,11 @@ import tensorflow as tf
 
 from commands import call, error_line, one_line_error
 from decoding_fakes import teacher_forced_log_prob
+from helpers import read_all
 from model_fixtures import SMALL, small_model
-from t2t_lite.constants import EOS_ID, PAD_ID
-from t2t_lite.decoding.right_to_left import check_rules, reversed_before_eos, reversed_ids
+from t2t_lite.constants import EOS_ID
+from t2t_lite.data.target_order import reversed_before_eos, reversed_ids
+from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.model_decoding import decode_ids, n_best
 from t2t_lite.decoding.rerank import ROWS_PER_CALL, Reranker
 from t2t_lite.hparams import HParams
@@ -38,22 +40,18 @@ def test_the_tokens_before_eos_are_reversed_and_the_rest_stays():
   assert reversed_ids([]) == [] and reversed_ids(reversed_ids([2, 3, 4])) == [2, 3, 4]
 
 
-def read_all(problem, data_dir, split, training, right_to_left):
-  """Every example of `split` once, as the pipeline batches it, by input: {inputs: targets}."""
-  hparams = HParams(batch_size=8192, max_length=2048, right_to_left=right_to_left)
-  dataset = problem.dataset(split, data_dir, hparams, training=training, shuffle=False,
-                            repeat=False, deterministic=True)
-  return {tuple(int(i) for i in inputs if i != PAD_ID): [int(i) for i in targets if i != PAD_ID]
-          for batch in dataset
-          for inputs, targets in zip(batch["inputs"].numpy(), batch["targets"].numpy())}
+def targets_by_input(problem, data_dir, split, training, right_to_left):
+  """Every example of `split` once, as the pipeline batches it: {inputs: targets}."""
+  return {inputs: list(targets) for inputs, targets in
+          read_all(problem, data_dir, split, training, right_to_left=right_to_left)}
 
 
 @pytest.mark.parametrize("split, training", [("train", True), ("dev", False)])
 def test_the_pipeline_reverses_the_targets_for_training_and_evaluation(
     small_translation_data, split, training):
   problem, data_dir = small_translation_data
-  forward = read_all(problem, data_dir, split, training, right_to_left=False)
-  backward = read_all(problem, data_dir, split, training, right_to_left=True)
+  forward = targets_by_input(problem, data_dir, split, training, right_to_left=False)
+  backward = targets_by_input(problem, data_dir, split, training, right_to_left=True)
   assert backward.keys() == forward.keys() and len(forward) >= 90  # Some inputs repeat.
   assert all(backward[k] == reversed_ids(forward[k]) and backward[k][-1] == EOS_ID
              for k in forward)

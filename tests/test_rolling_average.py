@@ -6,9 +6,9 @@ import shutil
 import subprocess
 import sys
 
+from helpers import FakeTime
 from t2t_lite import step_files
 from t2t_lite.training import rolling_average
-from test_step_files import FakeTime
 
 AVG_ALL = os.path.join(os.path.dirname(sys.executable), "t2t-avg-all")
 

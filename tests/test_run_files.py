@@ -2,12 +2,12 @@
 every damaged file is one line naming the file and the field, before any model is built,
 and a refused start or resume changes no file."""
 
-import json
 import os
 
 import pytest
 
 from commands import one_line_error
+from helpers import edit_json
 from t2t_lite.errors import UserError
 from t2t_lite.json_files import DamagedFile
 from t2t_lite.run import Run
@@ -16,20 +16,6 @@ from t2t_lite.run.checkpoints import checkpoint_paths
 from tiny_runs import copy_run, snapshot, tiny_data, tiny_run, tiny_train
 
 VOCAB = "vocab.translate_from_files.model"
-
-
-@pytest.fixture
-def run_copy(tmp_path_factory, tmp_path):
-  _, output_dir = tiny_run(tmp_path_factory)
-  return copy_run(output_dir, tmp_path / "run")
-
-
-def edit_json(path, change):
-  with open(path) as f:
-    values = json.load(f)
-  change(values)
-  with open(path, "w") as f:
-    json.dump(values, f)
 
 
 def write(path, text):

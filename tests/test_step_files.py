@@ -1,22 +1,7 @@
 """Files numbered by step, taken in step order as they appear (t2t-avg-all, t2t-bleu)."""
 
+from helpers import FakeTime
 from t2t_lite.step_files import as_they_appear, numbered_files
-
-
-class FakeTime:
-  """A clock that moves only when slept on; `on_sleep` runs at each sleep."""
-
-  def __init__(self, on_sleep=None):
-    self.now, self.sleeps, self.on_sleep = 0.0, 0, on_sleep
-
-  def clock(self):
-    return self.now
-
-  def sleep(self, seconds):
-    self.now += seconds
-    self.sleeps += 1
-    if self.on_sleep:
-      self.on_sleep(self.sleeps)
 
 
 def test_numbered_files_are_those_named_after_a_step(tmp_path):

@@ -9,8 +9,7 @@ import signal
 import pytest
 
 from commands import call, error_line
-from test_nothing_lost import snapshot
-from tiny_runs import TINY_HPARAMS, copy_run, tiny_run, tiny_train
+from tiny_runs import TINY_HPARAMS, copy_run, snapshot, tiny_run, tiny_train
 from t2t_lite import optimization
 from t2t_lite.errors import UserError
 from t2t_lite.run import checkpoints

@@ -4,21 +4,10 @@ import os
 
 import pytest
 
+from commands import one_line_error
+from helpers import write
 from t2t_lite.data.text_files import count_lines, read_lines, read_parallel_files, read_tsv
 from t2t_lite.errors import UserError
-
-
-def write(path, data):
-  path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
-  return str(path)
-
-
-def one_line_error(call):
-  with pytest.raises(UserError) as info:
-    list(call())
-  message = str(info.value)
-  assert "\n" not in message
-  return message
 
 
 def test_parallel_files_pair_lines_and_keep_empty_ones(tmp_path):
@@ -37,21 +26,21 @@ def test_count_lines_counts_a_last_line_without_newline(tmp_path):
 def test_missing_file_names_it(tmp_path):
   present = write(tmp_path / "a.en", "x\n")
   missing = str(tmp_path / "nope.de")
-  message = one_line_error(lambda: read_parallel_files(present, missing))
+  message = one_line_error(lambda: list(read_parallel_files(present, missing)))
   assert missing in message and "no such file" in message
 
 
 def test_line_count_mismatch_gives_both_counts_and_files(tmp_path):
   source = write(tmp_path / "a.en", "1\n2\n3\n")
   target = write(tmp_path / "a.de", "1\n2\n")
-  message = one_line_error(lambda: read_parallel_files(source, target))
+  message = one_line_error(lambda: list(read_parallel_files(source, target)))
   assert f"{source} has 3 lines" in message and f"{target} has 2" in message
 
 
 def test_invalid_utf8_names_file_and_line(tmp_path):
   source = write(tmp_path / "a.en", "ok\nstill ok\n")
   target = write(tmp_path / "a.de", b"gut\nsch\xf6n\n")  # Latin-1, not UTF-8.
-  message = one_line_error(lambda: read_parallel_files(source, target))
+  message = one_line_error(lambda: list(read_parallel_files(source, target)))
   assert f"{target}:2: invalid UTF-8" in message
 
 
@@ -59,10 +48,10 @@ def test_tsv_reads_pairs_and_names_a_bad_line(tmp_path):
   good = write(tmp_path / "good.tsv", "Hello.\tHallo.\n\nÉté\tSommer\n")
   assert list(read_tsv(good)) == [("Hello.", "Hallo."), ("", ""), ("Été", "Sommer")]
   bad = write(tmp_path / "bad.tsv", "a\tb\nno tab here\n")
-  message = one_line_error(lambda: read_tsv(bad))
+  message = one_line_error(lambda: list(read_tsv(bad)))
   assert f"{bad}:2:" in message and "0 tabs" in message
   assert f"{tmp_path / 'x.tsv'}: no such file" in one_line_error(
-      lambda: read_tsv(str(tmp_path / "x.tsv")))
+      lambda: list(read_tsv(str(tmp_path / "x.tsv"))))
 
 
 def test_real_news_files_pair_up(shared_data):
@@ -78,7 +67,7 @@ def test_real_news_files_pair_up(shared_data):
 def test_real_files_of_different_lengths_say_both_counts(shared_data):
   en = os.path.join(shared_data, "wmt14", "newstest2013.en")
   de = os.path.join(shared_data, "wmt14", "newstest2014-full.en-de.de")
-  message = one_line_error(lambda: read_parallel_files(en, de))
+  message = one_line_error(lambda: list(read_parallel_files(en, de)))
   assert "has 3000 lines" in message and "has 3003" in message
 
 
@@ -97,5 +86,5 @@ def test_only_newline_ends_a_line(tmp_path):
 
 
 def test_a_named_file_that_cannot_be_read_says_what_it_is(tmp_path):
-  message = one_line_error(lambda: read_lines(str(tmp_path / "gone.txt"), "gold file"))
+  message = one_line_error(lambda: list(read_lines(str(tmp_path / "gone.txt"), "gold file")))
   assert message == f"cannot read gold file {tmp_path / 'gone.txt'}: No such file or directory"

@@ -1,16 +1,13 @@
 """The count rule (t2t_lite.decoding.token_counts): searches under it against exhaustive and
 step-by-step oracles, a model's outputs, and the parser's outputs through the Translator."""
 
-import dataclasses
-
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from decoding_fakes import EOS, VOCAB, padded, random_table, run
 from t2t_lite.constants import PAD_ID as PAD
-from model_fixtures import SMALL, small_model
-from t2t_lite.data.vocabulary import Vocabulary, train_sentencepiece
+from model_fixtures import SENTENCES, small_model, untrained_parser
 from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.greedy import greedy_search
@@ -19,7 +16,6 @@ from t2t_lite.decoding.token_counts import CountRule, counted_ids_table, rule_ta
 from t2t_lite.decoding import translate
 from t2t_lite.decoding.translate import Translator
 from t2t_lite.export import Exported
-from t2t_lite.problems.parsing_ptb import ParsingEnglishPtb16k
 
 WRAPS = {"eager": None, "xla": lambda f: tf.function(f, jit_compile=True)}
 
@@ -114,22 +110,6 @@ def test_the_table_counts_pieces_with_and_without_the_word_start_mark():
       [0, 0, 0, 1, 1, 0, 0, 1, 0])
   with pytest.raises(ValueError, match="no vocabulary piece"):
     counted_ids_table(pieces, lambda piece: piece == "VBZ")
-
-
-SENTENCES = ["The cat sat on the mat .", "Stocks fell .", "He said the plan failed ."]
-TREES = ["(S (NP DT NN )NP (VP VBD (PP IN (NP DT NN )NP )PP )VP . )S",
-         "(S (NP NNS )NP (VP VBD )VP . )S"]
-
-
-def untrained_parser():
-  """-> (problem, model, vocabulary): an untrained parser with a small real vocabulary."""
-  problem = ParsingEnglishPtb16k()
-  size = 480
-  model = small_model(hparams=dataclasses.replace(SMALL, max_length=64), input_vocab=size,
-                      target_vocab=size, seed=1)  # Before the vocabulary: seeding resets
-  vocabulary = Vocabulary(train_sentencepiece(   # the TF resources made before it.
-      (SENTENCES + TREES) * 20, size, user_defined_symbols=problem.user_defined_symbols))
-  return problem, model, vocabulary
 
 
 @pytest.mark.parametrize("count_rule", [True, False])

@@ -7,7 +7,6 @@ import pytest
 
 import keras
 
-import t2t_lite.hparams_sets  # noqa: F401  (registers the sets)
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
 from t2t_lite.summary import format_summary

@@ -10,10 +10,10 @@ import sys
 import pytest
 
 from commands import start
+from tiny_runs import snapshot
 from t2t_lite import writer_lock
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
-from test_nothing_lost import snapshot
 
 LOCK = writer_lock.LOCK_NAME
 

@@ -10,7 +10,6 @@ import os
 import sys
 
 from t2t_lite.hparams import HParams
-from t2t_lite.registry import HPARAMS
 
 MODEL_SETS = {"base": "transformer_base", "big": "transformer_big"}
 # A smoke run's XLA: little optimisation, so that its many small compilations are quick.
@@ -58,14 +57,16 @@ class Plan:
 
 
 def paper_set(name):
-  """The registered hparams set `name` (hparams/transformer.py), installed or not."""
+  """The hparams set `name` of hparams/transformer.py (what the registry's entry point of
+  that name loads), installed or not."""
   _map_source_folders()
-  return HPARAMS[name]()
+  return getattr(importlib.import_module("t2t_lite.hparams_sets.transformer"), name)()
 
 
 def _map_source_folders():
   """In a checkout that was never installed (a GPU machine without TensorFlow), makes the
-  `hparams/` folder importable as `t2t_lite.hparams_sets`, as setup.py's package_dir does."""
+  `hparams/` folder importable as `t2t_lite.hparams_sets`, as setup.py's package_dir does;
+  such a checkout has no entry points either, so the sets are not looked up by registry."""
   if importlib.util.find_spec("t2t_lite.hparams_sets") is not None:
     return
   folder = os.path.join(os.path.dirname(__file__), "..", "..", "hparams")

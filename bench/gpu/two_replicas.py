@@ -6,10 +6,10 @@
 Runs tests/distribution_check.py (mode local_gpu, or local with --cpu) in a fresh
 process with KERAS_BACKEND=tensorflow, taking TensorFlow from --tf_target (an
 offline bundle's install folder, t2t_lite/offline_bundle.py) if given; then
-compares each mode's 3 SGD updates with one device's, with
-tests/test_distribution.py's bounds (float32 round-off of reordered sums).
+compares each mode's 3 SGD updates with one device's, within
+tests/same_update.py's bounds (float32 round-off of reordered sums).
 Prints one line per mode; exit status 1 if any differs or the check fails.
-Needs the checkout's tests/ folder and pytest (the comparison lives in a test file).
+Needs the checkout's tests/ folder.
 """
 
 import argparse
@@ -37,7 +37,7 @@ def check_environment(tf_target):
 def compare(out_dir):
   """-> {mode: None (same update) or the first line of how it differs}."""
   sys.path.insert(0, TESTS)
-  import test_distribution as checks
+  import same_update as checks
   single = checks.run_result(os.path.join(out_dir, "single.npz"))
   outcome = {}
   for mode in MODES:

@@ -1,1 +1,21 @@
-"""Problems' machinery: vocabularies, TFRecords of ids, the tf.data pipeline."""
+"""Problems' machinery: text read and checked, vocabularies, TFRecords of ids, the tf.data
+pipeline.
+
+A problem and the text it reads:
+  problem.py       the Problem contract: real text in, batches of ids out, ids back to text.
+  text_files.py    text files read line by line (parallel files, TSV), with one-line errors.
+  download.py      a problem's raw files fetched once into tmp_dir, checked, unpacked.
+  trees.py         Penn Treebank trees: read, normalised, linearised for parsing.
+  target_form.py   what a problem's targets need at decode time beyond being text.
+  target_order.py  a model's order of target ids: reading order, or last token first.
+
+What t2t-datagen writes:
+  datagen.py       text pairs -> a SentencePiece vocabulary -> sharded TFRecords of ids.
+  vocabulary.py    SentencePiece vocabularies: trained, and text <-> ids in the graph.
+  records.py       TFRecords of ids: sharded atomic writing, parsing, the completion marker.
+  report.py        what t2t-datagen prints: a progress line while it reads, a summary.
+
+Reading batches:
+  pipeline.py      the tf.data pipeline: shards of records -> shuffled, filtered batches.
+  batching.py      token-based batching in length buckets, as tensor2tensor does it.
+"""

@@ -4,7 +4,7 @@ from absl import logging
 import tensorflow as tf
 
 from t2t_lite.data import batching, records
-from t2t_lite.decoding.right_to_left import reversed_before_eos
+from t2t_lite.data.target_order import reversed_before_eos
 from t2t_lite.errors import UserError
 
 SHUFFLE_EXAMPLES = 16384  # Examples in the shuffle buffer before bucketing.

@@ -17,7 +17,7 @@ What a subclass sets or implements:
                         reads and writes lowercased text (default False: cased).
   decode_defaults       DecodeDefaults(beam_size, alpha, extra_length).
   target_form           what its targets need at decode time beyond being text
-                        (t2t_lite.decoding.target_form; parsing: a count rule,
+                        (t2t_lite.data.target_form; parsing: a count rule,
                         trees as output text, repairs); default plain text.
   decoding_metric_name  what t2t-trainer's dev decoding reports ("bleu": cased
                         sacreBLEU, `t2t_lite.training.dev_decoding`), and
@@ -69,8 +69,8 @@ next run redoes it.
 import dataclasses
 
 from t2t_lite.data import datagen, pipeline
+from t2t_lite.data.target_form import PLAIN_TEXT
 from t2t_lite.data.vocabulary import Vocabulary, vocab_size_of
-from t2t_lite.decoding.target_form import PLAIN_TEXT
 from t2t_lite.names import snake_case
 
 

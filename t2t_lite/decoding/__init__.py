@@ -17,9 +17,8 @@ Rules that restrict a step's choices (parsing):
 
 Around them, for t2t-decoder:
   decode_hparams.py  the settings: the problem's defaults, then --decode_hparams.
-  target_form.py     what a problem's targets need at decode time beyond being text.
   translate.py       text in, text out with a trained run's model.
-  right_to_left.py   runs that read and write targets last token first.
+  right_to_left.py   runs that read and write targets last token first: no rules for them.
   rerank.py          a beam reranked by runs of both directions.
   scoring.py         --score_file: the score of given (input, target) pairs.
 
@@ -27,4 +26,7 @@ A step callback is `step_fn(ids [n], step scalar, cache) -> (logits [n, vocab], 
 `ids` are the decoder inputs at position `step` (the initial id at step 0, then the
 previous outputs), and every tensor of the nested `cache` has the `n` rows first.
 The searches run eagerly, under `tf.function`, under XLA and on Keras's JAX backend.
+What a problem's targets need beyond text (`Problem.target_form`) and a right-to-left
+run's order of target ids live below decoding, in t2t_lite.data.target_form and
+t2t_lite.data.target_order.
 """

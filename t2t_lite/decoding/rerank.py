@@ -20,8 +20,8 @@ scores replace the beam's; n_best, write_scores and mbr apply after.
 import numpy as np
 
 from t2t_lite.constants import EOS_ID
+from t2t_lite.data.target_order import target_order
 from t2t_lite.decoding.lengths import length_penalty
-from t2t_lite.decoding.right_to_left import target_order
 from t2t_lite.decoding.scoring import padded, sequence_log_probs, traced_once
 
 ROWS_PER_CALL = 32  # Hypotheses scored together: [rows, length, vocab] logits at once.

@@ -22,7 +22,7 @@ import tensorflow as tf
 from keras import ops
 
 from t2t_lite.constants import PAD_ID
-from t2t_lite.decoding.right_to_left import target_order
+from t2t_lite.data.target_order import target_order
 from t2t_lite.errors import UserError
 from t2t_lite.losses import non_padding, smoothed_cross_entropy
 

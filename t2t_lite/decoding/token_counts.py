@@ -70,7 +70,7 @@ class RuleTables(typing.NamedTuple):
 
 
 def rule_tables(target_form, vocabularies, settings):
-  """The `RuleTables` of a target form's count rule (target_form.py), with its bracket rule
+  """The `RuleTables` of a target form's count rule (t2t_lite.data.target_form), with its bracket rule
   unless the settings lift that (`bracket_rule=False`), and on top its copy rule unless
   they lift that (`copy_rule=False`) or the (input, target) vocabularies differ (a
   warning); None when the form has no count rule or the settings lift it

@@ -22,7 +22,7 @@ Rules, whatever the input holds:
   `bracket_rule=False` (bracket_rule.py), and with a copy rule (parsing with word
   leaves: the source's words, in order) on top unless they say `copy_rule=False`
   (copy_rule.py); the form turns each decoded target into its output line
-  (target_form.py);
+  (t2t_lite.data.target_form);
 - a right-to-left model's outputs are turned back into reading order
   (t2t_lite.decoding.right_to_left); given `rerank_models`, models of both directions,
   the whole beam is scored again by all of them and ranked anew (rerank.py).
@@ -37,10 +37,11 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
+from t2t_lite.data.target_order import target_order
 from t2t_lite.decoding.mbr import mbr_order
 from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
 from t2t_lite.decoding.rerank import Reranker
-from t2t_lite.decoding.right_to_left import check_rules, target_order
+from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.scoring import padded
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.errors import UserError

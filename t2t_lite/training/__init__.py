@@ -1,1 +1,28 @@
-"""Training: the train step, saving checkpoints, evaluation, the loop, averaging."""
+"""Training: the train step, the loop, evaluation, averaging. A run's checkpoints are
+saved by t2t_lite.run.checkpoints.
+
+The loop and its step:
+  trainer.py           the training loop: build, resume, step, evaluate, checkpoint, stop.
+  config.py            every setting of t2t-trainer, each declared once.
+  step.py              the distributed training step: gradients per replica, one update.
+  train_input.py       one process's training input, its position kept in every checkpoint.
+  precision.py         mixed precision: Keras's global dtype policy, float16's loss scaling.
+  warm_start.py        --warm_start_from=RUN: a new run starts from another run's weights.
+  output_dir_guard.py  the hold on --output_dir: one writer, no stub after a failed start.
+  stopping.py          stopping early: a signal (SIGTERM, Ctrl-C) or --train_minutes.
+  lost_worker.py       the one line that ends a worker when another worker is lost.
+  divergence.py        a loss that explodes, or ends far above where it began.
+  progress.py          the progress display: step, loss, tokens/s, learning rate, ETA.
+
+Evaluation:
+  evaluation.py        the dev split: loss, per-token accuracy, perplexity (teacher-forced).
+  dev_decoding.py      a metric of real decoding: the first N dev sentences, decoded.
+  early_stopping.py    the metric a run watches: best/ by it, and early stopping on it.
+  best_checkpoint.py   RUN/best: the best checkpoint by that metric, a run directory of its own.
+  curves.py            a run's training curves as one picture, curves.png.
+  cost.py              training cost like the paper's Table 2: FLOPs, FLOP/s, MFU.
+
+Averaging (t2t-avg-all):
+  averaging.py         checkpoint averaging (paper section 6.1).
+  rolling_average.py   the newest N checkpoints averaged as they appear, during training.
+"""

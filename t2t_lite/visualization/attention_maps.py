@@ -14,8 +14,8 @@ import numpy as np
 import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID
+from t2t_lite.data.target_order import target_order
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
-from t2t_lite.decoding.right_to_left import target_order
 from t2t_lite.errors import UserError
 
 START_LABEL = "<start>"  # The decoder's first input (id 0), before any target token.

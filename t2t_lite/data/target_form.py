@@ -1,5 +1,6 @@
 """What a problem's targets need at decode time beyond being text: the one interface a
-problem implements for decoding (`Problem.target_form`).
+problem implements for decoding (`Problem.target_form`). The files named below are
+t2t_lite.decoding's, which reads it.
 
 Plain text, `TargetForm()` itself, needs nothing: no count rule, no repair. A problem
 whose targets stand for something else (parsing: linearised trees) gives a subclass:

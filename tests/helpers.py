@@ -1,0 +1,52 @@
+"""Small helpers tests share: files written and edited, a problem's examples as its pipeline
+batches them, a clock that moves only when slept on."""
+
+import json
+
+from t2t_lite.constants import PAD_ID
+
+# Long enough that no real sentence is dropped, however finely it is split.
+MAX_LENGTH = 2048
+
+
+def write(path, data):
+  """Writes `data` (bytes, or text as UTF-8) to the pathlib.Path `path` -> str(path)."""
+  path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+  return str(path)
+
+
+def edit_json(path, change):
+  """Rewrites the JSON file `path` with `change(values)` applied to its values."""
+  with open(path) as f:
+    values = json.load(f)
+  change(values)
+  with open(path, "w") as f:
+    json.dump(values, f)
+
+
+def read_all(problem, data_dir, split, training, **fields):
+  """Every example of `split` once, as the pipeline batches it under HParams with `fields`
+  set: [(inputs ids, targets ids)], padding left out."""
+  from t2t_lite.hparams import HParams
+  hparams = HParams(batch_size=4 * MAX_LENGTH, max_length=MAX_LENGTH, **fields)
+  dataset = problem.dataset(split, data_dir, hparams, training=training, shuffle=False,
+                            repeat=False, deterministic=True)
+  return [tuple(tuple(int(i) for i in row if i != PAD_ID) for row in (inputs, targets))
+          for batch in dataset
+          for inputs, targets in zip(batch["inputs"].numpy(), batch["targets"].numpy())]
+
+
+class FakeTime:
+  """A clock that moves only when slept on; `on_sleep` runs at each sleep."""
+
+  def __init__(self, on_sleep=None):
+    self.now, self.sleeps, self.on_sleep = 0.0, 0, on_sleep
+
+  def clock(self):
+    return self.now
+
+  def sleep(self, seconds):
+    self.now += seconds
+    self.sleeps += 1
+    if self.on_sleep:
+      self.on_sleep(self.sleeps)
