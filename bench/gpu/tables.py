@@ -91,7 +91,7 @@ def training_table(plan, machine_result, rows, isolated):
                  f"ends synchronised. First step (tracing, XLA compile): " + ", ".join(
                      f"{job['model']} {job['tokens']:,} {result['first_step_seconds']:.0f} s"
                      for job, result in tensorflow) + ". Peak memory: TensorFlow's "
-                 f"get_memory_info peak, memory growth on.")
+                 "get_memory_info peak, memory growth on.")
   if plan.torch_compile_backend != "inductor":
     notes.append(f"torch.compile backend: {plan.torch_compile_backend}.")
   return Table("Training step on the accelerator",
