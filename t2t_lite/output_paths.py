@@ -12,8 +12,11 @@ Refused:
     (by name: `t2t_lite.run.layout.run_entry`, `t2t_lite.data.layout.data_entry`), e.g.
     RUN/hparams.json, RUN/ckpt-60.index, DATA/vocab.*.model, or a path inside one; a new
     file of the user's beside them (RUN/test.out.de) is fine;
-  - a path inside a directory that a command replaces whole (RUN/best, an export, an
-    average: `layout.REPLACED_WHOLE`), which the next replacement would delete with it.
+  - a path inside a run's best/, which its training replaces whole at the next better
+    evaluation, deleting what lies there with it (an export or an average is replaced only
+    when its own command is run into it again);
+  - as a directory to write into: a directory that a command replaces whole (best/, an
+    export, an average: `layout.REPLACED_WHOLE`), unless the command itself made it.
 
 The files themselves are written without following links: temporary files
 (`t2t_lite.atomic_files`), lock files (`t2t_lite.writer_lock`), the probe below
@@ -26,7 +29,7 @@ from t2t_lite.atomic_files import TEMP_SUFFIX
 from t2t_lite.data.layout import data_entry, is_data_directory
 from t2t_lite.errors import UserError
 from t2t_lite.no_follow import linked, new_file
-from t2t_lite.run.layout import REPLACED_WHOLE, is_run_directory, run_entry
+from t2t_lite.run.layout import BEST_RECORD, REPLACED_WHOLE, is_run_directory, run_entry
 
 
 def check_output_file(path, flag, inputs=()):
@@ -79,7 +82,7 @@ def check_output_directory(path, flag, command=None, marker=None):
 def check_not_owned(path, flag, command=None):
   """UserError when `path` is, or lies inside, a file or folder that a run directory or a
   data directory holding it owns (other than `command`'s own), or lies inside a directory
-  replaced whole."""
+  replaced whole by training (a run's best/)."""
   path = os.path.abspath(path)
   real = os.path.realpath(path)  # A link to a directory: where it leads (files: no links).
   child, ancestor = real, os.path.dirname(real)
@@ -104,11 +107,12 @@ def check_not_owned(path, flag, command=None):
 
 
 def _check_not_replaced_whole(path, flag, directory):
-  for name, (what, when) in REPLACED_WHOLE.items():
-    if os.path.lexists(os.path.join(directory, name)):
-      raise UserError(f"{flag}={path} lies inside {directory}, {what}, which is replaced "
-                      f"whole {when}: that would delete what this command writes; pass a "
-                      f"path outside it")
+  """UserError when `directory`, holding `path`, is a run's best/ (the module doc)."""
+  if os.path.lexists(os.path.join(directory, BEST_RECORD)):
+    what, when = REPLACED_WHOLE[BEST_RECORD]
+    raise UserError(f"{flag}={path} lies inside {directory}, {what}, which is replaced "
+                    f"whole {when}: that would delete what this command writes; pass a "
+                    f"path outside it")
 
 
 def check_data_directory(data_dir, flag, inputs=()):

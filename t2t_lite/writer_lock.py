@@ -93,7 +93,7 @@ def _read_holder(fd):
   try:
     record = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
     return (f"{record['command']} (pid {int(record['pid'])} on host {record['host']})")
-  except (OSError, ValueError, KeyError, TypeError):
+  except (OSError, ValueError, KeyError, TypeError, RecursionError):  # Not our record.
     return "another process (it has not written its pid yet)"
 
 
