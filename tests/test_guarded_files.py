@@ -38,6 +38,15 @@ def train_args(data_dir, output_dir, *more):
           f"--hparams={TINY_HPARAMS}", "--schedule=train", "--train_steps=4", *more)
 
 
+def rescue_after(seconds, path):
+  """A timer that opens the FIFO `path` for writing after `seconds`: a reader that opened it
+  then stops waiting, so that a test fails rather than hangs."""
+  timer = threading.Timer(seconds, lambda: os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK)))
+  timer.daemon = True
+  timer.start()
+  return timer
+
+
 def test_a_link_planted_as_the_writer_lock_is_refused_not_written_through(tiny, tmp_path):
   data_dir, run = tiny
   victim = tmp_path / "victim.txt"
@@ -213,10 +222,7 @@ def test_a_fifo_for_hparams_json_is_refused_not_waited_on(tiny, tmp_path):
   path = os.path.join(run, "hparams.json")
   os.remove(path)
   os.mkfifo(path)
-  # Were the decoder to open the FIFO, this writer would end its wait: the test fails, not hangs.
-  rescue = threading.Timer(60, lambda: os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK)))
-  rescue.daemon = True
-  rescue.start()
+  rescue = rescue_after(60, path)  # Were the decoder to open the FIFO.
   (tmp_path / "in.en").write_text("the number 3 is here\n")
   try:
     line = refused("t2t-decoder", f"--output_dir={run}",
@@ -225,6 +231,22 @@ def test_a_fifo_for_hparams_json_is_refused_not_waited_on(tiny, tmp_path):
     rescue.cancel()
   assert line == (f"t2t-decoder: error: {path}: is a FIFO (named pipe), not a regular file; "
                   f"restore it from a copy of the run, or train anew in another --output_dir")
+
+
+def test_a_fifo_among_a_checkpoints_files_is_refused_not_waited_on(tiny):
+  import glob
+  import tensorflow as tf
+  from t2t_lite.run.checkpoints import UnreadableCheckpoint, restore_checkpoint
+  _, run = tiny
+  data, = glob.glob(os.path.join(run, "ckpt-3.data-*"))
+  os.remove(data)
+  os.mkfifo(data)
+  rescue = rescue_after(60, data)
+  try:
+    with pytest.raises(UnreadableCheckpoint, match=f"{data} is a FIFO"):
+      restore_checkpoint(tf.train.Checkpoint(), os.path.join(run, "ckpt-3"))
+  finally:
+    rescue.cancel()
 
 
 def test_an_export_is_never_written_inside_a_directory_replaced_whole(tiny, tmp_path):

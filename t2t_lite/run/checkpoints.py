@@ -26,7 +26,7 @@ from tensorflow.python.training.checkpoint_state_pb2 import CheckpointState
 from t2t_lite.atomic_files import write_text_atomic
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import first_line
-from t2t_lite.file_reading import SMALL_FILE_BYTES, DamagedFile, read_text
+from t2t_lite.file_reading import SMALL_FILE_BYTES, DamagedFile, read_text, why_unreadable
 from t2t_lite.run.layout import (CHECKPOINT_FILE, CHECKPOINT_NAME, STATE_FILE, checkpoint_prefix,
                                  checkpoint_step, worker_scratch)
 from t2t_lite.strategy import is_chief
@@ -96,6 +96,10 @@ def restore_checkpoint(checkpoint, path):
   """
   if not checkpoint_exists(path):
     raise UnreadableCheckpoint(path, "its .index file is missing")
+  for name in tf.io.gfile.glob(path + ".*"):  # TensorFlow would wait on a FIFO for ever.
+    reason = why_unreadable(name)
+    if reason:
+      raise UnreadableCheckpoint(path, f"{name} {reason[0]}")
   try:
     return checkpoint.restore(path).expect_partial()
   except UNREADABLE_ERRORS as error:
