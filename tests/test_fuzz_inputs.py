@@ -24,10 +24,10 @@ from tiny_runs import copy_run, tiny_run
 pytestmark = pytest.mark.slow
 
 # How many examples each test tries (docs/getting-started.md says so too): each run file
-# and each data file reader 50 (the text and treebank readers 100), the flag parsers 200
-# each, t2t-bleu 50, the decoder's input reader 100.
-EXAMPLES = {"run file": 50, "data file": 50, "text files": 100, "flags": 200,
-            "overrides": 200, "bleu": 50, "decoder input": 100}
+# and each data file reader 100 (the text and treebank readers 150), the flag parsers 200
+# each, t2t-bleu 100, the decoder's input reader 150.
+EXAMPLES = {"run file": 100, "data file": 100, "text files": 150, "flags": 200,
+            "overrides": 200, "bleu": 100, "decoder input": 150}
 FUZZ = settings(deadline=None, database=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
 
