@@ -63,7 +63,7 @@ def generate(problem, data_dir, sources, *, vocab_size, progress):
   os.makedirs(data_dir, exist_ok=True)
   staging = os.path.join(data_dir, problem.name + TEMP_SUFFIX)
   if os.path.islink(staging) or os.path.isfile(staging):
-    os.remove(staging)  # Not ours: a link is removed, never followed.
+    os.remove(staging)  # Something at the staging name: a link is removed, not followed.
   elif os.path.isdir(staging):
     shutil.rmtree(staging)  # Left by an interrupted run.
   os.makedirs(staging)

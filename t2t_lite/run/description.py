@@ -30,6 +30,7 @@ from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import checkpoint_paths, write_only_checkpoint
 from t2t_lite.run.layout import HISTORY_FILE, HPARAMS_FILE, RUN_FILE
 
+
 @dataclasses.dataclass(frozen=True)
 class RunDescription:
   """What a run directory says about itself (run.json)."""
