@@ -59,6 +59,7 @@ setup(
         "importlib_resources",   # tensorflow-datasets downloads need it but do not declare it.
     ],
     extras_require={"test": ["pytest>=8,<10", "pytest-xdist>=3.8,<4", "jax[cpu]>=0.4.34",
+                             "hypothesis>=6.100,<7",  # tests/test_fuzz_inputs.py.
                              "ctranslate2>=4,<5",
                              # make docs; its strict build is a test.
                              "mkdocs>=1.6,<2", "mkdocs-material>=9.5,<10"],

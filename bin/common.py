@@ -12,7 +12,7 @@ from t2t_lite import quiet
 from t2t_lite.command_line import define_flags, flag_values
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import reporting_file_errors
-from t2t_lite.registry import load_registries
+from t2t_lite.registry import check_usr_dir, load_registries
 from t2t_lite.shared_settings import shared
 from t2t_lite.training.stopping import StoppedBySignal
 
@@ -31,12 +31,14 @@ def entry_point(main, registries=True):
   `call_main` returns.
 
   registries: load TensorFlow quietly, then the problems, hparams sets and models (and
-    --t2t_usr_dir).
+    --t2t_usr_dir); False: only check that --t2t_usr_dir, when given, is a package.
+    The function keeps it as its attribute `registries`.
   """
   def run():
     program = os.path.basename(sys.argv[0])
     app.run(lambda argv: call_main(main, argv, program, registries),
             flags_parser=lambda argv: parse_flags(argv, program))
+  run.registries = registries
   return run
 
 
@@ -56,9 +58,12 @@ def call_main(main, argv, program, registries=True):
   file-system failure) prints one line `program: error: ...` and gives 2; a run stopped
   by a signal (after saving) prints its one line and gives 128 + the signal's number."""
   try:
+    usr_dir = flag_values(CommonFlags).t2t_usr_dir
     if registries:
       quiet.import_tensorflow()
-      load_registries(flag_values(CommonFlags).t2t_usr_dir)
+      load_registries(usr_dir)
+    elif usr_dir:  # A command that looks nothing up still refuses a wrong path.
+      check_usr_dir(usr_dir)
     return reporting_file_errors(main)(argv)
   except UserError as error:
     print(f"{program}: error: {error}", file=sys.stderr)

@@ -59,6 +59,11 @@ def main(argv):
   require(args, reference="the reference translation file(s) to score against")
   if args.event_dir and not args.translations_dir:
     raise UserError("--event_dir goes with --translations_dir")
+  if args.event_dir:
+    from t2t_lite import quiet
+    quiet.import_tensorflow()  # Before the guard's imports load it with its chatter.
+    from t2t_lite.output_paths import check_output_directory
+    check_output_directory(args.event_dir, "--event_dir")
   if not knows_abbreviations_of(args.language):
     logging.warning("--language=%s: Moses knows no abbreviations of that language; the "
                     "tokenized BLEUs use English's, as tokenizer.perl -l %s does",

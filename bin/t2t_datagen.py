@@ -64,11 +64,12 @@ def main(argv):
           "--registry_help lists all)", data_dir="the directory to write the vocabulary and TFRecords into")
   problem = PROBLEMS[args.problem]()
   data_dir = os.path.abspath(os.path.expanduser(args.data_dir))
-  if os.path.exists(data_dir) and not os.path.isdir(data_dir):
-    raise UserError(f"--data_dir={args.data_dir} is a file, not a directory")
   tmp_dir = args.tmp_dir or os.path.join(tempfile.gettempdir(), "t2t_datagen")
   sources = Sources(tmp_dir=os.path.abspath(os.path.expanduser(tmp_dir)),
                     files=_split_files(args, UserError), tsv=_split_tsv(args))
+  from t2t_lite.output_paths import check_data_directory
+  check_data_directory(data_dir, "--data_dir", [path for pair in sources.files.values()
+                                                for path in pair] + list(sources.tsv.values()))
   from t2t_lite.writer_lock import holding
   with holding(data_dir):  # One writer: a second t2t-datagen on it is refused in one line.
     summary = problem.generate_data(data_dir, sources, vocab_size=args.vocab_size,

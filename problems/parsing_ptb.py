@@ -22,6 +22,8 @@ shipped): --tmp_dir names a directory of `.mrg` files, searched recursively
     the last tenth (at least one file) test, the tenth before it dev, the
     rest train; with fewer than 3 files all of them are train. Whole files
     go to one split, as whole sections do in the standard split.
+NLTK's sample of the treebank (its .mrg files directly in --tmp_dir, named as the
+sample's) is checked file by file against the published files' SHA-256.
 
     t2t-datagen --problem=parsing_english_ptb16k --tmp_dir=treebank_3/parsed/mrg/wsj \\
         --data_dir=DIR
@@ -37,6 +39,7 @@ import tensorflow as tf
 
 from t2t_lite.constants import WORD_START
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
+from t2t_lite.data.published_files import WSJ_SAMPLE, check_published
 from t2t_lite.data.target_form import TargetForm
 from t2t_lite.data.trees import (LEAF_TOKENS, PLACEHOLDER_TAG, POS_TAGS, delinearize,
                                   is_bracket, linearize, malformations, normalize,
@@ -67,6 +70,17 @@ def find_mrg_files(directory):
   for root, _, names in os.walk(directory):
     paths.extend(os.path.join(root, name) for name in names if name.lower().endswith(".mrg"))
   return sorted(paths)
+
+
+def check_wsj_sample(directory, paths):
+  """UserError when `directory` holds the WSJ sample (its .mrg files lie directly in it and
+  are named as the sample's) with a file that is not the published one."""
+  directory = os.path.normpath(directory)
+  if not all(os.path.normpath(os.path.dirname(path)) == directory
+             and os.path.basename(path) in WSJ_SAMPLE for path in paths):
+    return
+  for path in paths:
+    check_published(path, WSJ_SAMPLE, "the Penn Treebank sample")
 
 
 def wsj_section(path):
@@ -270,6 +284,7 @@ class ParsingEnglishPtb16k(TextPairProblem):
       raise UserError(f"{self.name}: no .mrg files under {sources.tmp_dir}; pass "
                       f"--tmp_dir=<your Penn Treebank's directory of .mrg files, e.g. "
                       f"treebank_3/parsed/mrg/wsj>")
+    check_wsj_sample(sources.tmp_dir, paths)
     for path in split_files(paths)[split]:
       for number, tree in enumerate(read_mrg_file(path), start=1):
         try:

@@ -11,6 +11,7 @@ dev or test split without files is written empty.
 """
 
 from t2t_lite.data.problem import TextPairProblem
+from t2t_lite.data.published_files import NEWSTEST2014, check_published
 from t2t_lite.data.text_files import read_parallel_files, read_tsv
 from t2t_lite.errors import UserError
 
@@ -26,6 +27,8 @@ class TranslateFromFiles(TextPairProblem):
       raise UserError(f"{self.name}: give the {split} text either as source and target files "
                       f"or as a TSV file, not both")
     if split in sources.files:
+      for path in sources.files[split]:  # The WMT14 test sets, known by name, by content.
+        check_published(path, NEWSTEST2014, "WMT14")
       yield from read_parallel_files(*sources.files[split])
     elif split in sources.tsv:
       yield from read_tsv(sources.tsv[split])

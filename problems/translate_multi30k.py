@@ -16,7 +16,7 @@ beam 4, alpha 0.6, max length input + 50.
 The raw files are those of the multi30k/dataset repository
 (data/task1/raw/<split>.<language>.gz). t2t-datagen looks for them in --tmp_dir,
 unpacked (`train.de`) or packed (`train.de.gz`), and downloads only what is
-missing there, checking each file's line count:
+missing there, checking each file's line count and content (its SHA-256):
 
     t2t-datagen --problem=translate_ende_multi30k --tmp_dir=T --data_dir=D
 
@@ -25,6 +25,7 @@ written into it), so a machine without internet can use files fetched elsewhere.
 """
 
 from t2t_lite.data.download import raw_text_file
+from t2t_lite.data.published_files import MULTI30K
 from t2t_lite.data.problem import DecodeDefaults, TextPairProblem
 from t2t_lite.data.text_files import read_parallel_files
 from t2t_lite.errors import UserError
@@ -34,6 +35,9 @@ RAW_URL = "https://github.com/multi30k/dataset/raw/master/data/task1/raw/{name}.
 # Our split -> (the dataset's file stem, lines in each language's file).
 SPLIT_FILES = {"train": ("train", 29000), "dev": ("val", 1014),
                "test": ("test_2016_flickr", 1000)}
+# Each file's SHA-256: a file of the right length but another content (train.fr as
+# train.de) is refused by name.
+PUBLISHED_SHA256 = MULTI30K
 
 
 def split_file(tmp_dir, split, language, progress=True):
@@ -41,7 +45,7 @@ def split_file(tmp_dir, split, language, progress=True):
   stem, lines = SPLIT_FILES[split]
   name = f"{stem}.{language}"
   return raw_text_file(tmp_dir, name, url=RAW_URL.format(name=name), expected_lines=lines,
-                       progress=progress)
+                       published=(PUBLISHED_SHA256, "Multi30k"), progress=progress)
 
 
 class Multi30kTranslation(TextPairProblem):

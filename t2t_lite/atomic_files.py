@@ -8,6 +8,8 @@ from absl import logging
 
 from t2t_lite import writer_lock
 from t2t_lite.errors import UserError
+from t2t_lite.file_reading import read_bytes
+from t2t_lite.no_follow import new_file
 
 TEMP_SUFFIX = ".incomplete"
 
@@ -15,15 +17,21 @@ TEMP_SUFFIX = ".incomplete"
 @contextlib.contextmanager
 def atomic_write_path(path):
   """Yields a temporary path to write `path`'s content to; when the block succeeds it
-  replaces `path`, when it fails it is removed: never half a file at `path`."""
+  replaces `path`, when it fails it is removed: never half a file at `path`.
+
+  The temporary file is made afresh, empty (`no_follow.new_file`): a link left at its
+  name is removed, never written through; and the rename replaces whatever is at `path`
+  (a link too) rather than writing through it.
+  """
   temp = path + TEMP_SUFFIX
   try:
+    os.close(new_file(temp))
     yield temp
     with open(temp, "rb+") as f:
       os.fsync(f.fileno())
     os.replace(temp, path)
   except BaseException:
-    if os.path.exists(temp):
+    if os.path.lexists(temp) and not os.path.isdir(temp):
       os.remove(temp)
     raise
 
@@ -31,7 +39,7 @@ def atomic_write_path(path):
 def write_bytes_atomic(path, data):
   """Writes `data` to `path`; a crash leaves the old file (or none), never half a file."""
   with atomic_write_path(path) as temp, open(temp, "wb") as f:
-    f.write(data)
+    f.write(data)  # The file atomic_write_path just made (not a link).
 
 
 def write_text_atomic(path, text):
@@ -41,8 +49,7 @@ def write_text_atomic(path, text):
 
 def copy_file_atomic(source, path):
   """Copies `source` to `path` like `write_bytes_atomic`."""
-  with open(source, "rb") as f:
-    write_bytes_atomic(path, f.read())
+  write_bytes_atomic(path, read_bytes(source))
 
 
 @contextlib.contextmanager

@@ -11,8 +11,8 @@ flags, and what every command checks.
     args = flag_values(BleuFlags)           # in main, once absl has parsed the command line
     require(args, translation="the file to score")
 
-A field with help text (`setting`) is a flag of its name, type (int, float, str, bool,
-list: comma-separated) and default, listed by --helpfull under the dataclass's module;
+A field with help text (`setting`) is a flag of its name, type (int, float: finite, str,
+bool, list: comma-separated) and default, listed by --helpfull under the dataclass's module;
 `choices` in its metadata makes it an enum flag (`check_choices` checks a built config).
 Fields without help text are not flags: the caller gives them. A flag several dataclasses
 declare is defined once, and must be declared alike (`t2t_lite.shared_settings` declares the
@@ -21,6 +21,7 @@ common ones). tensor2tensor's flag names and values are taken too
 """
 
 import dataclasses
+import math
 import typing
 
 from absl import flags
@@ -70,6 +71,9 @@ def _define(name, declaration, help_text, module):
     flags.DEFINE_enum(name, default, values, help_text, module_name=module)
   else:
     _DEFINE[kind](name, default, help_text, module_name=module)
+  if kind is float:  # absl takes nan and inf; no setting means either.
+    flags.register_validator(name, lambda value: value is None or math.isfinite(value),
+                             message="not a finite number (nan and inf mean nothing here)")
 
 
 def flag_values(config_class, **values):

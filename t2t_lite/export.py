@@ -45,6 +45,7 @@ from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.errors import UserError
+from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.layout import EXPORT_DIR, EXPORT_MARKER
 
@@ -164,6 +165,7 @@ def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_hparams
     raise UserError("--decode_hparams: mbr=True is t2t-decoder's alone; a SavedModel returns "
                     "the beam's n_best hypotheses and scores, to rank outside it")
   export_dir = os.path.abspath(export_dir or os.path.join(output_dir, EXPORT_DIR))
+  check_output_directory(export_dir, "--export_dir", "t2t-exporter", EXPORT_MARKER)
   marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path})
   with replacing_directory(export_dir, EXPORT_MARKER, marker,
                            f"--export_dir={export_dir}") as staging:

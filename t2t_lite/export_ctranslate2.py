@@ -166,6 +166,7 @@ def export_ctranslate2(output_dir, export_dir=None, checkpoint_path=None, quanti
   it must be new, empty, or an earlier export (holding EXPORT_MARKER), replaced only once
   the new one is complete. quantization: one of QUANTIZATIONS, or None for float32.
   """
+  from t2t_lite.output_paths import check_output_directory
   from t2t_lite.run import Run  # TensorFlow: after the checks that need none.
   from t2t_lite.run.layout import EXPORT_MARKER, ctranslate2_dir
   import_ctranslate2()
@@ -173,6 +174,7 @@ def export_ctranslate2(output_dir, export_dir=None, checkpoint_path=None, quanti
   run = Run.read(output_dir)
   check_expressible(run.hparams)
   export_dir = os.path.abspath(export_dir or ctranslate2_dir(output_dir, quantization))
+  check_output_directory(export_dir, "--export_dir", "t2t-exporter", EXPORT_MARKER)
   marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path,
                        "format": "ctranslate2", "quantization": quantization or "float32"})
   with replacing_directory(export_dir, EXPORT_MARKER, marker,

@@ -7,11 +7,11 @@ bug still shows its traceback.
 
 import errno
 import functools
-import os
 import re
 import sys
 
 from t2t_lite.errors import UserError
+from t2t_lite.file_reading import why_unreadable
 
 # Causes, as the operating system words them, and what the user can do about each.
 CAUSES = {
@@ -57,20 +57,16 @@ def file_error_message(error):
 
 
 def require_file(path, what=""):
-  """UserError unless `path` is a file: "PATH: is a directory, not a file; ..." for a
-  directory, "PATH: no such file; check the path" otherwise. what: words before the path
-  ("translation file")."""
-  if os.path.isfile(path):
-    return
-  named = f"{what} {path}" if what else path
-  if os.path.isdir(path):
-    raise UserError(f"{named}: is a directory, not a file; pass a file")
-  if os.path.islink(path) and not os.path.exists(path):
-    raise UserError(f"{named}: is a symbolic link to {os.readlink(path)}, which does not "
-                    f"exist; check the link")
-  if os.path.exists(path):
-    raise UserError(f"{named}: is not a regular file; pass a file")
-  raise UserError(f"{named}: no such file; check the path")
+  """UserError unless `path` is a regular file (or a link to one): "PATH: is a directory,
+  not a file; pass a file" for a directory, "PATH: no such file; check the path" when
+  missing, and likewise for a dangling link, a FIFO or a device
+  (`t2t_lite.file_reading.why_unreadable`). what: words before the path ("translation
+  file")."""
+  reason = why_unreadable(path)
+  if reason:
+    problem, todo = reason
+    named = f"{what} {path}" if what else path
+    raise UserError(f"{named}: {problem}; {todo}")
 
 
 def reporting_file_errors(main):

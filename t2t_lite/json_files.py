@@ -8,31 +8,15 @@ what is wrong with it and what to do, never a JSONDecodeError or a TypeError lat
 
 import json
 import math
-import os
 
-from t2t_lite.errors import UserError
-
-
-class DamagedFile(UserError):
-  """A file the project wrote that no longer reads as what it should hold.
-
-  path: the file; the message names it, what is wrong and what to do.
-  """
-
-  def __init__(self, path, problem, remedy):
-    self.path = path
-    super().__init__(f"{path}: {problem}; {remedy}")
+from t2t_lite import file_reading
+from t2t_lite.file_reading import SMALL_FILE_BYTES, DamagedFile  # noqa: F401 (theirs too)
 
 
-def read_text(path, remedy):
-  """The UTF-8 text of `path`; DamagedFile when it is a directory or not UTF-8."""
-  if os.path.isdir(path):
-    raise DamagedFile(path, "is a directory, not a file", remedy)
-  try:
-    with open(path, "rb") as f:
-      return f.read().decode("utf-8")
-  except UnicodeDecodeError as error:
-    raise DamagedFile(path, f"is not UTF-8 text (byte {error.start})", remedy) from None
+def read_text(path, remedy, limit=SMALL_FILE_BYTES):
+  """The UTF-8 text of `path` (`t2t_lite.file_reading`); DamagedFile when it is not a
+  regular file, larger than `limit` bytes or not UTF-8."""
+  return file_reading.read_text(path, remedy=remedy, limit=limit)
 
 
 def parse_object(text, path, remedy):
@@ -44,6 +28,8 @@ def parse_object(text, path, remedy):
     values = json.loads(text)
   except ValueError as error:
     raise DamagedFile(path, f"is not valid JSON ({error})", remedy) from None
+  except RecursionError:
+    raise DamagedFile(path, "is not valid JSON (nested too deeply)", remedy) from None
   if not isinstance(values, dict):
     raise DamagedFile(path, f"holds a JSON {json_type_name(values)}, not an object of fields",
                       remedy)

@@ -4,6 +4,7 @@ Used for `--hparams` (HParams) and `--decode_hparams` (DecodeHParams).
 """
 
 import dataclasses
+import math
 import typing
 
 from t2t_lite.errors import UserError
@@ -45,6 +46,9 @@ def _parse_value(flag, key, text, kind):
   if kind is str:
     return text
   try:
-    return kind(text)
+    value = kind(text)
   except ValueError:
     raise UserError(f"{flag}: {key}={text} is not a valid {kind.__name__}") from None
+  if kind is float and not math.isfinite(value):
+    raise UserError(f"{flag}: {key}={text} is not a finite number")
+  return value

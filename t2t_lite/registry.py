@@ -158,12 +158,9 @@ def registry_help():
   return "\n".join(lines)
 
 
-def import_usr_dir(usr_dir):
-  """Imports a user's directory (a Python package) so its registrations take effect.
-
-  Like tensor2tensor's `--t2t_usr_dir`: the directory's `__init__.py` imports
-  the modules that register problems, hparams sets or models.
-  """
+def check_usr_dir(usr_dir):
+  """UserError unless `usr_dir` is a directory that imports as a Python package ->
+  (its parent directory, its module name)."""
   path = os.path.abspath(os.path.expanduser(usr_dir)).rstrip(os.sep)
   if not os.path.isdir(path):
     raise UserError(f"--t2t_usr_dir {usr_dir}: no such directory")
@@ -174,6 +171,16 @@ def import_usr_dir(usr_dir):
   if not module_name.isidentifier():
     raise UserError(f"--t2t_usr_dir {usr_dir}: the directory name '{module_name}' "
                     f"must be a valid Python module name")
+  return parent, module_name
+
+
+def import_usr_dir(usr_dir):
+  """Imports a user's directory (a Python package) so its registrations take effect.
+
+  Like tensor2tensor's `--t2t_usr_dir`: the directory's `__init__.py` imports
+  the modules that register problems, hparams sets or models.
+  """
+  parent, module_name = check_usr_dir(usr_dir)
   if module_name in sys.modules:
     return
   sys.path.insert(0, parent)

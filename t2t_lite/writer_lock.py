@@ -10,6 +10,8 @@ a second writer is refused at once with one line naming them, before it
 changes anything. The holder removes the file when it lets go; a process that
 locked a file which was removed or replaced meanwhile (the name now stands for
 another file) tries again, so taking the lock by its name is safe against both.
+The lock file is opened without following links (`t2t_lite.no_follow`): a link, a FIFO
+or a hard link planted at its name is refused in one line, never truncated or written.
 
 `atomic_files.replacing_directory` swaps a whole directory for a new one: it
 calls `carry_into(path, staging)` before the swap, so the new directory's lock
@@ -27,6 +29,7 @@ import sys
 from absl import logging
 
 from t2t_lite.errors import UserError
+from t2t_lite.no_follow import open_for_writing
 
 LOCK_NAME = ".t2t_writer.lock"
 
@@ -65,7 +68,7 @@ def _lock_file(directory):
   with what the file says about the process that holds it."""
   path = os.path.join(directory, LOCK_NAME)
   while True:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = open_for_writing(path, os.O_RDWR | os.O_CREAT)  # Never through a planted link.
     try:
       fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -90,7 +93,7 @@ def _read_holder(fd):
   try:
     record = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
     return (f"{record['command']} (pid {int(record['pid'])} on host {record['host']})")
-  except (OSError, ValueError, KeyError, TypeError):
+  except (OSError, ValueError, KeyError, TypeError, RecursionError):  # Not our record.
     return "another process (it has not written its pid yet)"
 
 

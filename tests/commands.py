@@ -98,7 +98,7 @@ def call(tool, *args, stdin=""):
     else:
       absl_logging.set_verbosity(absl_logging.INFO)  # What absl's app.run leaves set.
       try:
-        code = common.call_main(module.main, parsed, tool)
+        code = common.call_main(module.main, parsed, tool, getattr(module.run, "registries", True))
       except SystemExit as exit_:
         code = exit_.code
     finally:

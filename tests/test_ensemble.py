@@ -168,9 +168,12 @@ def test_an_ensemble_of_a_run_with_itself_translates_as_the_run(tmp_path_factory
 
 def other_vocabulary_run(output_dir, target):
   """A copy of the run whose vocabulary file holds another SentencePiece model of the same
-  size (other sentences): the sizes agree, the contents do not."""
+  size (other sentences), its digest in run.json as a run trained on it records it: the
+  sizes agree, the contents do not."""
+  import json
   from t2t_lite.data.vocabulary import Vocabulary, train_sentencepiece
   from t2t_lite.run import Run
+  from t2t_lite.run.digests import vocab_digests
   copy = copy_run(output_dir, target)
   run = Run.read(copy)
   size = run.description.input_vocab_size
@@ -180,6 +183,12 @@ def other_vocabulary_run(output_dir, target):
   for name in set(run.description.vocab_files):
     with open(os.path.join(copy, name), "wb") as f:
       f.write(proto)
+  with open(os.path.join(copy, "run.json")) as f:
+    values = json.load(f)
+  values["vocab_sha256"] = vocab_digests(
+      [os.path.join(copy, name) for name in run.description.vocab_files])
+  with open(os.path.join(copy, "run.json"), "w") as f:
+    json.dump(values, f)
   return copy
 
 

@@ -99,7 +99,7 @@ def test_bad_parameter_line_is_one_line_error(tmp_path, line, complaint):
 
 
 def test_missing_parameter_file(tmp_path):
-  with pytest.raises(UserError, match="cannot read EVALB parameter file"):
+  with pytest.raises(UserError, match="EVALB parameter file .*none.prm: no such file"):
     read_params(str(tmp_path / "none.prm"))
 
 
@@ -217,7 +217,7 @@ def test_command_bad_input_is_one_line_and_status_2(tmp_path, capsys):
   trees.write_text(GOLD + "\n")
   assert main([str(trees), str(tmp_path / "missing.txt")]) == 2
   assert capsys.readouterr().err.splitlines() == [
-      f"evalb: error: cannot read test file {tmp_path / 'missing.txt'}: No such file or directory"]
+      f"evalb: error: test file {tmp_path / 'missing.txt'}: no such file; check the path"]
   prm = tmp_path / "bad.prm"
   prm.write_text("LABELLED 1\n")
   assert main(["-p", str(prm), str(trees), str(trees)]) == 2

@@ -36,10 +36,21 @@ def test_a_cut_plain_multi30k_file_is_refused_with_its_line_count(tmp_path, spli
   assert path.exists()  # The user's file is left alone.
 
 
-def test_a_whole_plain_multi30k_file_is_taken_as_it_is(tmp_path):
+def test_a_whole_plain_multi30k_file_is_taken_as_it_is(shared_data, tmp_path):
   path = tmp_path / "val.de"
-  write_lines(path, 1014)
+  path.symlink_to(os.path.join(shared_data, "multi30k", "val.de"))
   assert translate_multi30k.split_file(str(tmp_path), "dev", "de") == str(path)
+
+
+def test_a_multi30k_file_of_the_right_length_but_another_language_is_refused(shared_data,
+                                                                           tmp_path):
+  """train.fr given as train.de: the same 29,000 lines, checked by content."""
+  path = tmp_path / "train.de"
+  path.symlink_to(os.path.join(shared_data, "multi30k", "train.fr"))
+  message = one_line_error(lambda: translate_multi30k.split_file(str(tmp_path), "train", "de",
+                                                                 progress=False))
+  assert message.startswith(f"{path} is not Multi30k's published train.de (its SHA-256 ")
+  assert "replace it with the published file" in message
 
 
 @pytest.mark.parametrize("name", ["train.en", "train.en.gz"])

@@ -48,7 +48,7 @@ def test_exporter_refuses_the_run_directory_and_the_users_files(run_copy, tmp_pa
     with pytest.raises(UserError, match="already holds files this command did not write"):
       export_run(run_copy, export_dir)
     assert snapshot(export_dir) == before
-  with pytest.raises(UserError, match="is not a directory"):
+  with pytest.raises(UserError, match="not a directory"):
     export_run(run_copy, str(user_dir / "notes.txt"))
 
 

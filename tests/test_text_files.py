@@ -87,4 +87,4 @@ def test_only_newline_ends_a_line(tmp_path):
 
 def test_a_named_file_that_cannot_be_read_says_what_it_is(tmp_path):
   message = one_line_error(lambda: list(read_lines(str(tmp_path / "gone.txt"), "gold file")))
-  assert message == f"cannot read gold file {tmp_path / 'gone.txt'}: No such file or directory"
+  assert message == f"gold file {tmp_path / 'gone.txt'}: no such file; check the path"

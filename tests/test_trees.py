@@ -65,7 +65,7 @@ def test_malformed_mrg_names_file_and_tree_in_one_line(tmp_path, trees, where, w
 
 
 def test_missing_mrg_file_is_one_line_user_error(tmp_path):
-  with pytest.raises(UserError, match=r"cannot read treebank file .*nowhere\.mrg"):
+  with pytest.raises(UserError, match=r"treebank file .*nowhere\.mrg: no such file"):
     read_mrg_file(str(tmp_path / "nowhere.mrg"))
 
 

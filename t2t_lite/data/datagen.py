@@ -26,6 +26,7 @@ from t2t_lite.data import records
 from t2t_lite.data.report import DatagenSummary, Progress, SplitSummary, VocabSummary
 from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.errors import UserError
+from t2t_lite.file_reading import read_bytes
 
 ENCODE_BATCH = 1024  # Pairs encoded per call of the tokenizer.
 
@@ -46,8 +47,7 @@ def vocab_digest(problem, data_dir):
     if not os.path.isfile(path):
       raise UserError(f"no vocabulary at {path}; run t2t-datagen --problem={problem.name} "
                       f"--data_dir={data_dir} first")
-    with open(path, "rb") as f:
-      digest.update(f.read())
+    digest.update(read_bytes(path))
   return digest.hexdigest()
 
 
@@ -62,7 +62,9 @@ def generate(problem, data_dir, sources, *, vocab_size, progress):
     raise UserError(f"vocab_size={vocab_size} must be a positive integer")
   os.makedirs(data_dir, exist_ok=True)
   staging = os.path.join(data_dir, problem.name + TEMP_SUFFIX)
-  if os.path.isdir(staging):
+  if os.path.islink(staging) or os.path.isfile(staging):
+    os.remove(staging)  # Something at the staging name: a link is removed, not followed.
+  elif os.path.isdir(staging):
     shutil.rmtree(staging)  # Left by an interrupted run.
   os.makedirs(staging)
   try:

@@ -1,6 +1,7 @@
 """Fetching a problem's raw files: downloaded once into tmp_dir, checked, then unpacked.
 
-    path = raw_text_file(tmp_dir, "train.de", url=".../train.de.gz", expected_lines=29000)
+    path = raw_text_file(tmp_dir, "train.de", url=".../train.de.gz", expected_lines=29000,
+                         published=(MULTI30K, "Multi30k"))
 
 A file already in tmp_dir (unpacked, or its .gz) is used as it is, so a machine
 without internet works from a tmp_dir filled elsewhere. A download goes to a
@@ -16,6 +17,7 @@ import urllib.request
 import zlib
 
 from t2t_lite.atomic_files import atomic_write_path
+from t2t_lite.data.published_files import check_published
 from t2t_lite.data.text_files import count_lines
 from t2t_lite.errors import UserError
 from t2t_lite.progress_line import ProgressLine
@@ -24,13 +26,14 @@ CHUNK_BYTES = 1 << 16
 TIMEOUT_S = 60
 
 
-def raw_text_file(tmp_dir, name, *, url, expected_lines=None, progress=True):
+def raw_text_file(tmp_dir, name, *, url, expected_lines=None, published=None, progress=True):
   """The path of the unpacked text file `name` in tmp_dir, fetching `url` (a .gz) if needed.
 
   Order: `<tmp_dir>/<name>` as is; else `<tmp_dir>/<name>.gz`, unpacked beside it;
   else `url` downloaded to `<tmp_dir>/<name>.gz` first. Each must have `expected_lines`
-  lines (when given): a file given unpacked is refused (and left alone), one unpacked
-  here is removed.
+  lines (when given) and, when `published` is ({name: SHA-256}, the dataset's name) and
+  names it, the published file's digest (`published_files.check_published`): a file given
+  unpacked is refused (and left alone), one unpacked here is removed.
   Raises UserError (one line: what failed and what to do) on a failed download,
   a corrupt archive or a wrong line count.
   """
@@ -42,6 +45,8 @@ def raw_text_file(tmp_dir, name, *, url, expected_lines=None, progress=True):
                       f"it away (t2t-datagen reads or downloads the file of that name there)")
   if os.path.isfile(path):
     _check_line_count(path, expected_lines, f"or delete it to download {url}")
+    _check_published(path, published, f"replace it with the published file, or delete it to "
+                     f"download {url}")
     return path
   if not os.path.isfile(archive):
     download(url, archive, progress=progress)
@@ -53,7 +58,19 @@ def raw_text_file(tmp_dir, name, *, url, expected_lines=None, progress=True):
       raise UserError(f"{archive} unpacks to {found} lines, not the expected {expected_lines}: "
                       f"the file is not the published one; delete it and run again to "
                       f"download {url}")
+  try:
+    _check_published(path, published, f"{archive} is not the published file: delete it and "
+                     f"run again to download {url}")
+  except UserError:
+    os.remove(path)
+    raise
   return path
+
+
+def _check_published(path, published, todo):
+  if published:
+    digests, dataset = published
+    check_published(path, digests, dataset, todo)
 
 
 def _check_line_count(path, expected_lines, alternative):

@@ -12,21 +12,17 @@ file and 1-based line.
 
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import require_file
+from t2t_lite.file_reading import open_regular
 
 
 def read_lines(path, what=None):
   """Yields each line of a UTF-8 text file without its line ending ("\\n" or "\\r\\n").
 
-  A file that cannot be read is a UserError: "PATH: no such file; check the
-  path", or, given `what` (e.g. "gold file"), "cannot read gold file PATH: REASON".
+  A file that cannot be read (missing, a directory, a FIFO...) is a UserError as soon as
+  the generator starts: "PATH: no such file; check the path", or, given `what` (e.g.
+  "gold file"), "gold file PATH: no such file; check the path".
   """
-  if what is None:
-    require_file(path)
-  try:
-    f = open(path, "rb")
-  except OSError as error:
-    raise UserError(f"cannot read {what or 'file'} {path}: {error.strerror}") from None
-  with f:
+  with open_regular(path, what or "") as f:
     for number, raw in enumerate(f, start=1):  # Binary lines end at b"\n" only.
       yield decode_line(raw, path, number)
 
@@ -45,7 +41,7 @@ def decode_line(raw, path, number):
 def count_lines(path):
   """The number of lines of a file (a last line without "\\n" counts)."""
   count, last = 0, b"\n"
-  with open(path, "rb") as f:
+  with open_regular(path) as f:
     for block in iter(lambda: f.read(1 << 20), b""):
       count += block.count(b"\n")
       last = block[-1:]

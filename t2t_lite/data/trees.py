@@ -19,6 +19,7 @@ word (a `str`); every other child is a `Tree`:
 import re
 
 from t2t_lite.errors import UserError
+from t2t_lite.file_reading import read_text
 
 # The preterminal placeholder of "Grammar as a Foreign Language": EVALB scores
 # brackets, not POS tags, so the model need not predict them.
@@ -141,14 +142,7 @@ def parse_trees(text, source="<string>"):
 
 def read_mrg_file(path):
   """The trees of one Penn Treebank .mrg file; one-line UserError if missing or malformed."""
-  try:
-    with open(path, encoding="utf-8") as handle:
-      text = handle.read()
-  except OSError as error:
-    raise UserError(f"cannot read treebank file {path}: {error.strerror}") from None
-  except UnicodeDecodeError:
-    raise UserError(f"treebank file {path} is not UTF-8 text") from None
-  return parse_trees(text, source=path)
+  return parse_trees(read_text(path, what="treebank file"), source=path)
 
 
 def strip_function_tags(label):

@@ -22,7 +22,7 @@ import tensorflow_text as tf_text
 from t2t_lite import quiet
 from t2t_lite.constants import EOS_ID, PAD_ID, UNK_ID
 from t2t_lite.errors import UserError
-from t2t_lite.json_files import DamagedFile
+from t2t_lite.file_reading import DamagedFile, read_bytes
 
 NUM_BYTE_PIECES = 256  # Byte fallback: one piece per byte value.
 
@@ -118,10 +118,9 @@ def read_model_file(path, remedy):
   when it is missing, a directory, or not a SentencePiece model."""
   if os.path.isdir(path):
     raise DamagedFile(path, "is a directory, not a vocabulary file", remedy)
-  if not os.path.isfile(path):
+  if not os.path.lexists(path):
     raise DamagedFile(path, "the vocabulary file is missing", remedy)
-  with open(path, "rb") as f:
-    model_proto = f.read()
+  model_proto = read_bytes(path, remedy=remedy)  # A FIFO, a device, a dangling link: refused.
   try:
     with quiet.chatter_hidden():
       size = spm.SentencePieceProcessor(model_proto=model_proto).get_piece_size()

@@ -20,12 +20,15 @@ import time
 from absl import logging
 import tensorflow as tf
 
+from google.protobuf import text_format
+from tensorflow.python.training.checkpoint_state_pb2 import CheckpointState
+
 from t2t_lite.atomic_files import write_text_atomic
 from t2t_lite.errors import UserError
 from t2t_lite.file_errors import first_line
-from t2t_lite.json_files import DamagedFile
-from t2t_lite.run.layout import (CHECKPOINT_FILE, STATE_FILE, checkpoint_prefix, checkpoint_step,
-                                 worker_scratch)
+from t2t_lite.file_reading import SMALL_FILE_BYTES, DamagedFile, read_text, why_unreadable
+from t2t_lite.run.layout import (CHECKPOINT_FILE, CHECKPOINT_NAME, STATE_FILE, checkpoint_prefix,
+                                 checkpoint_step, worker_scratch)
 from t2t_lite.strategy import is_chief
 
 # What reading a checkpoint with missing, truncated or corrupted files raises.
@@ -34,14 +37,27 @@ UNREADABLE_ERRORS = (tf.errors.OpError, IndexError)
 
 def checkpoint_paths(output_dir):
   """Paths of the checkpoints the state file of output_dir lists, oldest first; a
-  `DamagedFile` when the state file is there but does not read."""
-  state = tf.train.get_checkpoint_state(output_dir)
-  if state is None and tf.io.gfile.exists(os.path.join(output_dir, STATE_FILE)):
-    raise DamagedFile(os.path.join(output_dir, STATE_FILE), STATE_DAMAGE, STATE_REMEDY)
-  return list(state.all_model_checkpoint_paths) if state else []
+  `DamagedFile` when the state file is there but does not read (not a regular file, too
+  large, not UTF-8, not TensorFlow's text format, or naming no checkpoint `ckpt-N`)."""
+  path = os.path.join(output_dir, STATE_FILE)
+  if not os.path.lexists(path):
+    return []
+  state = CheckpointState()
+  try:
+    text_format.Merge(read_text(path, remedy=STATE_REMEDY, limit=SMALL_FILE_BYTES), state)
+  except text_format.ParseError:
+    raise DamagedFile(path, STATE_DAMAGE, STATE_REMEDY) from None
+  names = list(state.all_model_checkpoint_paths)
+  if not state.model_checkpoint_path:
+    raise DamagedFile(path, "names no latest checkpoint (model_checkpoint_path)", STATE_REMEDY)
+  wrong = next((name for name in names if not CHECKPOINT_NAME.fullmatch(
+      os.path.basename(name))), None)
+  if wrong is not None:
+    raise DamagedFile(path, f"lists {wrong[:80]!r}, not a checkpoint ckpt-N", STATE_REMEDY)
+  return [name if os.path.isabs(name) else os.path.join(output_dir, name) for name in names]
 
 
-STATE_DAMAGE = "is not a checkpoint list (TensorFlow's text format) or cannot be read"
+STATE_DAMAGE = "is not a checkpoint list (TensorFlow's text format)"
 STATE_REMEDY = ("restore it from a copy of the run, or write it anew: a line "
                 "'all_model_checkpoint_paths: \"ckpt-N\"' per checkpoint there, oldest first, "
                 "then 'model_checkpoint_path: \"ckpt-N\"' naming the newest")
@@ -80,6 +96,10 @@ def restore_checkpoint(checkpoint, path):
   """
   if not checkpoint_exists(path):
     raise UnreadableCheckpoint(path, "its .index file is missing")
+  for name in tf.io.gfile.glob(path + ".*"):  # TensorFlow would wait on a FIFO for ever.
+    reason = why_unreadable(name)
+    if reason:
+      raise UnreadableCheckpoint(path, f"{name} {reason[0]}")
   try:
     return checkpoint.restore(path).expect_partial()
   except UNREADABLE_ERRORS as error:

@@ -3,7 +3,8 @@
     RUN/hparams.json           the HParams the model was built with
     RUN/hparams_history.json   earlier hparams.json of a run resumed with changes
                                (list of {"until": checkpoint, "hparams": ...})
-    RUN/run.json               problem, model, vocabulary sizes and files, flags used
+    RUN/run.json               problem, model, vocabulary sizes and files, flags used, and
+                               the digests of what the run depends on (`digests`)
     RUN/vocab.*.model          copies of the problem's vocabulary
 
 (the whole layout: `t2t_lite.run.layout`).
@@ -22,11 +23,12 @@ import tensorflow as tf
 from t2t_lite.atomic_files import copy_file_atomic, write_text_atomic
 from t2t_lite.data.vocabulary import read_model_file, vocab_size_of
 from t2t_lite.errors import UserError
+from t2t_lite.file_reading import SMALL_FILE_BYTES, read_bytes, read_text
 from t2t_lite.hparams import HParams
 from t2t_lite.json_files import DamagedFile, check_field, json_type_name, parse_object
+from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import checkpoint_paths, write_only_checkpoint
 from t2t_lite.run.layout import HISTORY_FILE, HPARAMS_FILE, RUN_FILE
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +40,9 @@ class RunDescription:
   target_vocab_size: int
   vocab_files: tuple            # File names inside the run dir: (inputs, targets).
   flags: dict = dataclasses.field(default_factory=dict)
+  # {file name: SHA-256} of the vocabulary copies and the data's train marker (`digests`).
+  vocab_sha256: dict = dataclasses.field(default_factory=dict)
+  data_sha256: dict = dataclasses.field(default_factory=dict)
 
   def to_json(self):
     return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
@@ -63,6 +68,8 @@ class RunDescription:
       raise DamagedFile(path, f"field 'vocab_files' is {json.dumps(files)[:80]}, not the names "
                         f"of the two vocabulary files beside it (inputs, targets)", RESTORE)
     check_field(values, "flags", dict, path, RESTORE, required=False)
+    for name in digests.FIELDS:
+      digests.check_field(values, name, path, RESTORE)
     values["vocab_files"] = tuple(files)
     return cls(**values)
 
@@ -97,7 +104,9 @@ def check_description(output_dir, hparams, description, vocab_paths):
     raise UserError(f"{output_dir} holds a run of problem {previous.problem}, not "
                     f"{description.problem}; use another --output_dir")
   if checkpoint_paths(output_dir):  # Without one, nothing was trained with its copies yet.
+    digests.check_vocabulary(output_dir, previous)
     check_same_vocabulary(output_dir, previous, vocab_paths)
+    digests.check_data(output_dir, previous, description, os.path.dirname(vocab_paths[0]))
 
 
 def check_same_vocabulary(output_dir, previous, vocab_paths):
@@ -118,8 +127,7 @@ def check_same_vocabulary(output_dir, previous, vocab_paths):
 
 
 def _file_bytes(path):
-  with tf.io.gfile.GFile(path, "rb") as f:
-    return f.read()
+  return read_bytes(path, remedy=RESTORE)
 
 
 def write_description(output_dir, hparams, description, vocab_paths):
@@ -155,11 +163,13 @@ def _append_history(output_dir, hparams):
 def _read_history(output_dir):
   """HISTORY_FILE's list; UserError naming it when it is not a JSON list."""
   path = os.path.join(output_dir, HISTORY_FILE)
-  text = _read_run_file(output_dir, HISTORY_FILE)
+  text = _read_run_file(output_dir, HISTORY_FILE, HISTORY_BYTES)
   try:
     history = json.loads(text)
   except ValueError as error:
     raise DamagedFile(path, f"is not valid JSON ({error})", RESTORE) from None
+  except RecursionError:
+    raise DamagedFile(path, "is not valid JSON (nested too deeply)", RESTORE) from None
   if not isinstance(history, list):
     raise DamagedFile(path, f"holds a JSON {json_type_name(history)}, not a list", RESTORE)
   return history
@@ -189,25 +199,26 @@ def read_run(output_dir):
   if checkpoint_paths(output_dir):  # Without a checkpoint, that is the error to report.
     for name in dict.fromkeys(description.vocab_files):
       read_model_file(os.path.join(output_dir, name), RESTORE)
+    digests.check_vocabulary(output_dir, description)
   check_model_fits(hparams, description.input_vocab_size, description.target_vocab_size,
                    f"{os.path.join(output_dir, HPARAMS_FILE)} and "
                    f"{os.path.join(output_dir, RUN_FILE)} describe")
   return hparams, description
 
 
-def _read_run_file(output_dir, name):
+def _read_run_file(output_dir, name, limit=SMALL_FILE_BYTES):
+  """The UTF-8 text of output_dir/name, at most `limit` bytes; UserError when output_dir
+  has no such file (it is not a run directory), DamagedFile when it is not a regular file,
+  larger or not UTF-8."""
   path = os.path.join(output_dir, name)
-  if tf.io.gfile.isdir(path):
-    raise DamagedFile(path, "is a directory, not a file", RESTORE)
-  if not tf.io.gfile.exists(path):
+  if not os.path.lexists(path):
     raise UserError(f"{output_dir} is not a run directory (no {name}); pass the "
                     f"--output_dir that t2t-trainer wrote")
-  with tf.io.gfile.GFile(path, "rb") as f:
-    data = f.read()
-  try:
-    return data.decode("utf-8")
-  except UnicodeDecodeError as error:
-    raise DamagedFile(path, f"is not UTF-8 text (byte {error.start})", RESTORE) from None
+  return read_text(path, remedy=RESTORE, limit=limit)
+
+
+# hparams_history.json grows by one hparams.json each time a run resumes with changes.
+HISTORY_BYTES = 64 * SMALL_FILE_BYTES
 
 
 BYTES_PER_WEIGHT = 4  # float32

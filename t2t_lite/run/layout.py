@@ -29,6 +29,9 @@ Reading and writing them: `t2t_lite.run.description` (the describing files) and
 import os
 import re
 
+from t2t_lite.errors import UserError
+from t2t_lite.writer_lock import LOCK_NAME
+
 HPARAMS_FILE = "hparams.json"
 HISTORY_FILE = "hparams_history.json"
 RUN_FILE = "run.json"
@@ -44,6 +47,8 @@ AVERAGE_MARKER = "t2t_lite_average.json"
 
 # A checkpoint's index or data file: ckpt-N.index, ckpt-N.data-00000-of-00001.
 CHECKPOINT_FILE = re.compile(r"ckpt-(\d+)\.(index|data-\d+-of-\d+)")
+# A checkpoint's name, as the state file lists it: ckpt-N (N an int64).
+CHECKPOINT_NAME = re.compile(r"ckpt-\d{1,19}")
 
 
 def checkpoint_name(step):
@@ -74,3 +79,57 @@ def worker_scratch(output_dir, task_id, what=""):
 def checkpoint_step(path):
   """The step in a checkpoint's name (ckpt-N)."""
   return int(path.rsplit("-", 1)[1])
+
+
+def check_run_directory_name(output_dir, flag="--output_dir"):
+  """UserError when a new run directory's path holds a comma: t2t-decoder reads
+  --output_dir=A,B (and --checkpoint_path) as an ensemble of the runs A and B, so it could
+  never open that run."""
+  if "," in output_dir:
+    raise UserError(f"{flag}={output_dir}: a run directory's path cannot hold a comma, since "
+                    f"t2t-decoder reads --output_dir=A,B as an ensemble of the runs A and B "
+                    f"and could never open this one; choose a path without commas")
+
+
+# The directories a command replaces whole (`atomic_files.replacing_directory`), by the
+# marker file each holds: what one is, and when it is replaced.
+REPLACED_WHOLE = {
+    BEST_RECORD: ("a run's best checkpoint", "at the run's next better evaluation"),
+    EXPORT_MARKER: ("an export", "by the next t2t-exporter into it"),
+    AVERAGE_MARKER: ("an average of checkpoints", "by the next t2t-avg-all into it"),
+}
+
+# What each file or folder directly in a run directory is, and the command that writes it.
+_RUN_ENTRIES = {
+    HPARAMS_FILE: ("description (hparams.json)", "t2t-trainer"),
+    HISTORY_FILE: ("hparams history", "t2t-trainer"),
+    RUN_FILE: ("description (run.json)", "t2t-trainer"),
+    STATE_FILE: ("checkpoint list", "t2t-trainer"),
+    TRAIN_SUMMARIES: ("training summaries", "t2t-trainer"),
+    EVAL_SUMMARIES: ("evaluation summaries", "t2t-trainer"),
+    CURVES_FILE: ("curves", "t2t-trainer"),
+    BEST_DIR: ("best checkpoint", "t2t-trainer"),
+    EXPORT_DIR: ("SavedModel export", "t2t-exporter"),
+    LOCK_NAME: ("writer lock", "t2t-trainer"),
+    **{marker: (f"marker of {what}", "t2t-trainer") for marker, (what, _) in
+       REPLACED_WHOLE.items()},
+}
+_RUN_PATTERNS = (
+    (re.compile(r"ckpt-\d+(\.index|\.data-\d+-of-\d+|_temp)"), ("checkpoint", "t2t-trainer")),
+    (re.compile(r"vocab\..+\.model"), ("vocabulary copy", "t2t-trainer")),
+    (re.compile(r"ctranslate2(_\w+)?"), ("CTranslate2 export", "t2t-exporter")),
+    (re.compile(r"\.worker_\d+(_\w+)?"), ("worker's scratch directory", "t2t-trainer")),
+)
+
+
+def run_entry(name):
+  """(what the file or folder `name` directly in a run directory is, in words; the command
+  that writes it), or None for a name that is not the run's own (a user's file)."""
+  if name in _RUN_ENTRIES:
+    return _RUN_ENTRIES[name]
+  return next((entry for pattern, entry in _RUN_PATTERNS if pattern.fullmatch(name)), None)
+
+
+def is_run_directory(path):
+  """Whether `path` holds a run's description (hparams.json or run.json)."""
+  return any(os.path.lexists(os.path.join(path, name)) for name in (HPARAMS_FILE, RUN_FILE))

@@ -20,10 +20,12 @@ import tensorflow as tf
 from t2t_lite.data.vocabulary import Vocabulary
 from t2t_lite.errors import UserError
 from t2t_lite.models.building import built_model
-from t2t_lite.registry import PROBLEMS
+from t2t_lite.registry import MODELS, PROBLEMS
 from t2t_lite.run import description as run_files
+from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import (UnreadableCheckpoint, checkpoint_exists, checkpoint_paths,
                                       restore_checkpoint, restore_newest)
+from t2t_lite.run.layout import check_run_directory_name
 from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import is_chief, make_strategy
 
@@ -62,13 +64,16 @@ class Run(Translating):
     write: False leaves the writing to `write_description` (training calls it before its
       first save), so that a run refused later changes no file.
     """
+    check_run_directory_name(output_dir)
     strategy = strategy or tf.distribute.get_strategy()
     input_vocab_size, target_vocab_size = problem.vocab_sizes(data_dir)
     vocab_paths = problem.vocab_paths(data_dir)
     description = run_files.RunDescription(
         problem=problem.name, model=model, input_vocab_size=input_vocab_size,
         target_vocab_size=target_vocab_size,
-        vocab_files=tuple(os.path.basename(path) for path in vocab_paths), flags=flags or {})
+        vocab_files=tuple(os.path.basename(path) for path in vocab_paths), flags=flags or {},
+        vocab_sha256=digests.vocab_digests(vocab_paths),
+        data_sha256=digests.data_digests(data_dir, problem.name))
     if is_chief(strategy):
       run_files.check_description(output_dir, hparams, description, vocab_paths)
     run = cls(output_dir, hparams, description, strategy, problem, vocab_paths)
@@ -109,13 +114,13 @@ class Run(Translating):
     if problem and PROBLEMS.canonical_name(problem) != self.description.problem:
       raise UserError(f"{self.output_dir} is a run of problem {self.description.problem}, not "
                       f"{problem}; pass that run's problem or another --output_dir")
-    self._problem = PROBLEMS[self.description.problem]()  # Unknown: fails before the model loads.
+    self._problem = self._registered(PROBLEMS, self.description.problem)()  # Before the model.
     self.restore(checkpoint)
 
   @property
   def problem(self):
     if self._problem is None:
-      self._problem = PROBLEMS[self.description.problem]()
+      self._problem = self._registered(PROBLEMS, self.description.problem)()
     return self._problem
 
   @property
@@ -138,6 +143,7 @@ class Run(Translating):
   def build_model(self):
     """The run's model with freshly initialised weights, in its strategy; also `self.model`."""
     self._translators = {}  # Those of an earlier model.
+    self._registered(MODELS, self.description.model)
     with self.strategy.scope():
       self.model = built_model(self.description.model, self.hparams,
                                self.description.input_vocab_size,
@@ -177,6 +183,17 @@ class Run(Translating):
       return checkpoint, restore_checkpoint(saved, checkpoint)
     except UnreadableCheckpoint as error:
       raise UserError(f"{error}; pass another --checkpoint_path") from None
+
+  def _registered(self, registry, name):
+    """registry[name]; a name it does not know is a UserError saying how this run's was
+    registered (run.json records the --t2t_usr_dir it was trained with)."""
+    if name in registry:
+      return registry[name]
+    usr_dir = self.description.flags.get("t2t_usr_dir")
+    how = (f"it was trained with --t2t_usr_dir={usr_dir}: pass that flag here too" if usr_dir
+           else "if it is your own, pass the --t2t_usr_dir that registers it")
+    raise UserError(f"{self.output_dir} is a run of {registry.kind} '{name}', which is not "
+                    f"registered; {how}")
 
   def _check_decodable(self):
     if self.model is None:

@@ -10,10 +10,11 @@ import tensorflow as tf
 
 from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
+from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints
 from t2t_lite.run.description import save_as_run
-from t2t_lite.run.layout import AVERAGE_MARKER, checkpoint_step
+from t2t_lite.run.layout import AVERAGE_MARKER, check_run_directory_name, checkpoint_step
 
 
 def average_checkpoints(model_dir, output_dir, n):
@@ -34,6 +35,8 @@ def average_checkpoints(model_dir, output_dir, n):
   if not checkpoint_paths(model_dir):
     raise UserError(f"--model_dir={model_dir} has no checkpoints; pass a t2t-trainer "
                     f"--output_dir")
+  check_run_directory_name(output_dir)
+  check_output_directory(output_dir, "--output_dir", "t2t-avg-all", AVERAGE_MARKER)
   output_dir = os.path.abspath(output_dir)
   marker = json.dumps({"model_dir": os.path.abspath(model_dir), "n": n})
   with replacing_directory(output_dir, AVERAGE_MARKER, marker,

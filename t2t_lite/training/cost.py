@@ -14,6 +14,8 @@ import time
 import numpy as np
 
 from t2t_lite.atomic_files import write_text_atomic
+from t2t_lite.errors import UserError
+from t2t_lite.file_reading import SMALL_FILE_BYTES, read_text
 
 # Dense peak FLOP/s of common accelerators in bfloat16/float16 (no sparsity), from the
 # vendors' data sheets: (substring of the device name, FLOP/s), most specific first.
@@ -132,14 +134,13 @@ def _machine_key():
 def _read_cache(path, key):
   """The cache's entry for `key` with every field, or None."""
   try:
-    with open(path, encoding="utf-8") as f:
-      cached = json.load(f)
+    cached = json.loads(read_text(path, limit=SMALL_FILE_BYTES))  # Not a FIFO, not huge.
     if cached.get("machine") != key:
       return None
     return {"machine": key, "flops": float(cached["flops"]),
             "measurements": int(cached.get("measurements", 1)),
             "first": float(cached.get("first", 0.0)), "last": float(cached.get("last", 0.0))}
-  except (OSError, ValueError, KeyError, TypeError, AttributeError):
+  except (OSError, UserError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
     return None
 
 

@@ -21,9 +21,11 @@ import tensorflow as tf
 from t2t_lite.data.batching import bucket_boundaries
 from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer, learning_rate_schedule
+from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths
-from t2t_lite.run.layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
+from t2t_lite.run.layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
+                                 check_run_directory_name)
 from t2t_lite.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu
 from t2t_lite.training import cost
 from t2t_lite.training.curves import Curves
@@ -163,9 +165,8 @@ def eval_line(step, results):
 
 def _check_output_dir(config):
   """One-line errors for an --output_dir that cannot serve `config`, before writing to it."""
-  if tf.io.gfile.exists(config.output_dir) and not tf.io.gfile.isdir(config.output_dir):
-    raise UserError(f"--output_dir={config.output_dir} is a file, not a directory; pass a "
-                    f"directory")
+  check_run_directory_name(config.output_dir)
+  check_output_directory(config.output_dir, "--output_dir")  # A file, RUN/best, RUN/train...
   if config.schedule == "evaluate" and not config.warm_start_from and not checkpoint_paths(
       config.output_dir):
     raise UserError(f"--schedule=evaluate needs a trained model, but {config.output_dir} has no "
