@@ -12,10 +12,12 @@ t2t_lite.metrics.bleu for what each number means and how it is computed.
 --bleu_variant=cased|uncased keeps only those (the compound-split BLEU is
 cased, the lowercased tokenized one uncased). --translations_dir scores each
 file named `*-STEP` there, in step order, and --event_dir writes the scores to
-TensorBoard at those steps.
+TensorBoard at those steps. --scores_json=FILE also writes the printed scores as data:
+{"BLEU_lowercased_tokenized": {"score": 42.78, "signature": "..."}, ...}.
 """
 
 import dataclasses
+import json
 
 from absl import logging
 
@@ -44,6 +46,8 @@ class BleuFlags:
   language: str = setting(DEFAULT_LANGUAGE, "Language of the translations, for Moses' "
                           "tokenizer in the tokenized BLEUs (tokenizer.perl -l): de, en, fr, "
                           "...")
+  scores_json: str = setting(None, "With --translation: also write the printed scores to "
+                             "this file as JSON, {tag: {\"score\", \"signature\"}}.")
 
 
 define_flags(BleuFlags)
@@ -59,11 +63,17 @@ def main(argv):
   require(args, reference="the reference translation file(s) to score against")
   if args.event_dir and not args.translations_dir:
     raise UserError("--event_dir goes with --translations_dir")
-  if args.event_dir:
+  if args.scores_json and not args.translation:
+    raise UserError("--scores_json goes with --translation")
+  if args.event_dir or args.scores_json:
     from t2t_lite import quiet
     quiet.import_tensorflow()  # Before the guard's imports load it with its chatter.
-    from t2t_lite.output_paths import check_output_directory
-    check_output_directory(args.event_dir, "--event_dir")
+    from t2t_lite import output_paths
+    if args.event_dir:
+      output_paths.check_output_directory(args.event_dir, "--event_dir")
+    if args.scores_json:
+      output_paths.check_output_file(args.scores_json, "--scores_json",
+                                     [args.translation, *args.reference])
   if not knows_abbreviations_of(args.language):
     logging.warning("--language=%s: Moses knows no abbreviations of that language; the "
                     "tokenized BLEUs use English's, as tokenizer.perl -l %s does",
@@ -72,6 +82,11 @@ def main(argv):
     return _score_directory(args)
   report = score_files(args.translation, args.reference, args.language)
   print("\n".join(report.lines(args.bleu_variant)))
+  if args.scores_json:
+    from t2t_lite.atomic_files import write_text_atomic
+    scores = {tag: {"score": bleu.score, "signature": bleu.signature}
+              for tag, bleu in report.scores(args.bleu_variant).items()}
+    write_text_atomic(args.scores_json, json.dumps(scores, indent=1) + "\n")
   return 0
 
 

@@ -1,7 +1,9 @@
 """Writes what the docs generate: the reference pages from the code (every command's flags
 from their dataclasses, every problem and hparams set from the registries), and the
 README's results table and the lab notebook's head (that table and a table of contents) from
-docs/headline_results.json and the notebook's own headings.
+docs/headline_results.json and the notebook's own headings. The Multi30k reproduce scripts
+write the figure their rule chose as data (OUT/figure.json, by docs/chosen_figure.py); an
+entry's test, val and rule copy it.
 
     python docs/reference_pages.py            # writes docs/reference/*.md and the table
     python docs/reference_pages.py --check    # exit status 1, naming them, when stale

@@ -95,7 +95,9 @@ for SPLIT in val test_2016_flickr; do
         --decode_from_file="$MULTI30K/$SPLIT.$SOURCE" --decode_to_file="$NAME"
       echo "== $SPLIT, $MODEL checkpoint, beam $BEAM_SIZE, alpha $ALPHA"
       $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" \
-        --language="$TARGET"
+        --language="$TARGET" --scores_json="$NAME.bleu.json"
     done
   done
 done
+# The figure val chose, as data (OUT/figure.json).
+$BIN/python docs/chosen_figure.py "$OUT"

@@ -107,6 +107,9 @@ for SPLIT in val test_2016_flickr; do
     WHAT="ensemble of all $MEMBERS seeds' $MODEL checkpoints"
     (( RIGHT_TO_LEFT )) && WHAT="the $(( MEMBERS - RIGHT_TO_LEFT )) left-to-right seeds' $MODEL checkpoints, their beam reranked by all $MEMBERS, the $RIGHT_TO_LEFT right-to-left ones among them"
     echo "== $SPLIT, $WHAT, beam $BEAM, alpha $ALPHA"
-    $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" --language="$TARGET"
+    $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" --language="$TARGET" \
+      --scores_json="$NAME.bleu.json"
   done
 done
+# The figure val chose, as data (OUT/figure.json).
+$BIN/python docs/chosen_figure.py "$OUT"

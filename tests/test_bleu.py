@@ -2,6 +2,7 @@
 tensor2tensor's compound splitting, Multi30k's lowercased tokenized BLEU, t2t-bleu end to
 end."""
 
+import json
 import math
 import os
 import shutil
@@ -285,6 +286,22 @@ def test_cli_prints_the_six_labelled_scores(tmp_path, reference, reference_path)
 
 
 @pytest.mark.slow
+def test_cli_writes_the_printed_scores_as_json(tmp_path, files):
+  scores = tmp_path / "scores.json"
+  code, out, err = run_cli(f"--translation={files['hyp']}", f"--reference={files['ref']}",
+                           "--bleu_variant=uncased", f"--scores_json={scores}")
+  assert code == 0, err
+  written = json.loads(scores.read_text(encoding="utf-8"))
+  report = score_files(files["hyp"], [files["ref"]])
+  assert written == {tag: {"score": bleu.score, "signature": bleu.signature}
+                     for tag, bleu in report.scores("uncased").items()}
+  assert out.splitlines() == report.lines("uncased")
+  code, _, err = run_cli(f"--translation={files['hyp']}", f"--reference={files['ref']}",
+                         f"--scores_json={files['ref']}")
+  assert code == 2 and "is the input file" in err.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("language, warned", [("de", False), ("fr", False), ("dee", True)])
 def test_cli_warns_of_a_language_moses_has_no_abbreviations_of(reference_path, language,
                                                                 warned):
@@ -321,6 +338,8 @@ def test_cli_scores_a_directory_of_translations_in_step_order(tmp_path, files):
                                    "*-STEP"),
     (["--translations_dir={tmp}/missing"], "--translations_dir={tmp}/missing: No such file"),
     (["--translation={ref}", "--event_dir={tmp}"], "--event_dir goes with --translations_dir"),
+    (["--translations_dir={tmp}", "--scores_json={tmp}/s.json"],
+     "--scores_json goes with --translation"),
 ])
 def test_cli_directory_errors_are_one_line(tmp_path, files, args, message):
   code, _, err = run_cli(f"--reference={files['ref']}",
