@@ -10,10 +10,11 @@ flags, what to train these.
 
 import dataclasses
 
-from t2t_lite import command_line, registry, summary
+from t2t_lite import registry, summary
 from t2t_lite.bin import common
-from t2t_lite.command_line import setting
-from t2t_lite.shared_settings import shared
+from t2t_lite.cli import command_line
+from t2t_lite.cli.command_line import setting
+from t2t_lite.cli.shared_settings import shared
 from t2t_lite.training.config import TrainConfig
 
 

@@ -9,7 +9,7 @@ import pytest
 from commands import one_line_error
 from helpers import edit_json
 from t2t_lite.errors import UserError
-from t2t_lite.json_files import DamagedFile
+from t2t_lite.files.json_files import DamagedFile
 from t2t_lite.run import Run
 from t2t_lite.run import description as run_files
 from t2t_lite.run.checkpoints import checkpoint_paths

@@ -275,7 +275,7 @@ def test_only_the_chief_of_several_workers_holds_the_run_directory(
     tmp_path, monkeypatch, task, chief):
   """Other workers write only scratch files there: they take no lock, so none waits on the
   chief's."""
-  from t2t_lite import writer_lock
+  from t2t_lite.files import writer_lock
   from t2t_lite.training.output_dir_guard import guarding
   cluster = {"worker": ["localhost:1", "localhost:2"]}
   monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))

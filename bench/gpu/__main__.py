@@ -32,7 +32,7 @@ import time
 
 from bench import peers, report
 from bench.gpu import document, machine, rows, settings, tables, use_jax_backend
-from t2t_lite.atomic_files import write_text_atomic
+from t2t_lite.files.atomic_files import write_text_atomic
 
 
 def tensorflow_target(args):

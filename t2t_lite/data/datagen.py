@@ -21,12 +21,12 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from t2t_lite.atomic_files import TEMP_SUFFIX, write_bytes_atomic, write_text_atomic
 from t2t_lite.data import records
 from t2t_lite.data.report import DatagenSummary, Progress, SplitSummary, VocabSummary
 from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import read_bytes
+from t2t_lite.files.atomic_files import TEMP_SUFFIX, write_bytes_atomic, write_text_atomic
+from t2t_lite.files.file_reading import read_bytes
 
 ENCODE_BATCH = 1024  # Pairs encoded per call of the tokenizer.
 

@@ -20,12 +20,12 @@ import os
 from absl import logging
 import tensorflow as tf
 
-from t2t_lite.atomic_files import copy_file_atomic, write_text_atomic
 from t2t_lite.data.vocabulary import read_model_file, vocab_size_of
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import SMALL_FILE_BYTES, read_bytes, read_text
+from t2t_lite.files.atomic_files import copy_file_atomic, write_text_atomic
+from t2t_lite.files.file_reading import SMALL_FILE_BYTES, read_bytes, read_text
+from t2t_lite.files.json_files import DamagedFile, check_field, json_type_name, parse_object
 from t2t_lite.hparams import HParams
-from t2t_lite.json_files import DamagedFile, check_field, json_type_name, parse_object
 from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import checkpoint_paths, write_only_checkpoint
 from t2t_lite.run.layout import HISTORY_FILE, HPARAMS_FILE, RUN_FILE
