@@ -55,7 +55,7 @@ def test_no_module_imports_a_test_module():
   """What tests share lives in helper modules (helpers.py, commands.py, tiny_runs.py, ...),
   never in a test file: no test, helper, benchmark or docs script imports a test_* module."""
   imports = []
-  for folder in ("tests", "bench", "docs", *FOLDERS):
+  for folder in ("tests", "bench", "docs", "tools", *FOLDERS):
     for directory, _, names in os.walk(os.path.join(ROOT, folder)):
       for name in sorted(names):
         path = os.path.join(directory, name)
