@@ -14,7 +14,7 @@ from t2t_lite.cli.shared_settings import shared
 from t2t_lite.errors import UserError
 from t2t_lite.files.file_errors import reporting_file_errors
 from t2t_lite.registry import check_usr_dir, load_registries
-from t2t_lite.training.stopping import StoppedBySignal
+from t2t_lite.training.stop_requests import StoppedBySignal
 
 
 @dataclasses.dataclass(frozen=True)
