@@ -5,6 +5,7 @@ A problem and the text it reads:
   problem.py       the Problem contract: real text in, batches of ids out, ids back to text.
   text_files.py    text files read line by line (parallel files, TSV), with one-line errors.
   download.py      a problem's raw files fetched once into tmp_dir, checked, unpacked.
+  published_files.py  the datasets' published files by SHA-256: checked by content.
   trees.py         Penn Treebank trees: read, normalised, linearised for parsing.
   target_form.py   what a problem's targets need at decode time beyond being text.
   target_order.py  a model's order of target ids: reading order, or last token first.
@@ -13,6 +14,7 @@ What t2t-datagen writes:
   datagen.py       text pairs -> a SentencePiece vocabulary -> sharded TFRecords of ids.
   vocabulary.py    SentencePiece vocabularies: trained, and text <-> ids in the graph.
   records.py       TFRecords of ids: sharded atomic writing, parsing, the completion marker.
+  layout.py        a data directory's layout: every name t2t-datagen gives what it writes.
   report.py        what t2t-datagen prints: a progress line while it reads, a summary.
 
 Reading batches:

@@ -5,6 +5,7 @@ trained model.
   layout.py       every name t2t_lite gives a file or folder in a run directory.
   description.py  the files by which a run describes itself: hparams, problem, vocabulary, flags.
   checkpoints.py  checkpoints: listed, the newest that reads restored, saved atomically.
+  digests.py      what a run depends on, by SHA-256: its vocabulary copies, its data's marker.
   translating.py  what a run and an ensemble share: text in, text out, as t2t-decoder does.
   ensemble.py     several run directories decoded as an ensemble (--output_dir=A,B).
 
