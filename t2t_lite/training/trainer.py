@@ -37,10 +37,10 @@ from t2t_lite.training.lost_worker import PEER_ERRORS, lost_worker_error
 from t2t_lite.training.output_dir_guard import guarding
 from t2t_lite.training.precision import dtype_policy, skipped_updates_line
 from t2t_lite.training.progress import StepProgress
-from t2t_lite.training.train_step import TrainStep
 from t2t_lite.training.stop_requests import (EvaluationInterrupted, StopRequested, TimeLimit,
-                                       stopped_before_the_loop)
+                                             stopped_before_the_loop)
 from t2t_lite.training.train_input import TrainInput
+from t2t_lite.training.train_step import TrainStep
 from t2t_lite.training.warm_start import warm_start
 
 
