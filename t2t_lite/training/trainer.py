@@ -23,7 +23,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer, learning_rate_schedule
 from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
-from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths
+from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
                                  check_run_directory_name)
 from t2t_lite.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu
@@ -88,10 +88,9 @@ def _train_under_dtype_policy(problem, hparams, config, data_dir):
       "train", data_dir, hparams, training=True, deterministic=deterministic,
       seed=config.random_seed, num_shards=num_shards, shard_index=shard_index,
       pad_to_bucket_boundary=jit_compile))
-  checkpoints = Checkpoints(
-      strategy, config.output_dir, config.keep_checkpoint_max, config.save_checkpoints_steps,
-      config.save_checkpoints_secs, model=model, optimizer=optimizer,
-      **train_input.trackables())
+  checkpoints = run.checkpoints(
+      config.keep_checkpoint_max, config.save_checkpoints_steps, config.save_checkpoints_secs,
+      model=model, optimizer=optimizer, **train_input.trackables())
   resumed = checkpoints.restore_latest()
   if resumed:
     train_input.resume(resumed, current_step(optimizer))
@@ -186,7 +185,7 @@ class _Loop:
     self.optimizer, self.train_step = optimizer, train_step
     self.checkpoints, self.evaluator = checkpoints, evaluator
     self.chief = is_chief(self.strategy)
-    self.curves = Curves(config.output_dir) if self.chief else None  # curves.png's history.
+    self.curves = Curves(run.output_dir) if self.chief else None  # curves.png's history.
     self.multi_worker = is_multi_worker(self.strategy)
     if self.multi_worker and config.train_minutes:  # Each worker's clock would stop it alone.
       raise UserError("--train_minutes is not supported across several workers; stop the run "
@@ -207,7 +206,7 @@ class _Loop:
   def _summary_writer(self, split):
     if not self.chief:
       return tf.summary.create_noop_writer()
-    return tf.summary.create_file_writer(os.path.join(self.config.output_dir, split))
+    return self.run.summary_writer(split)
 
   def run_to_the_end(self, train_input, resumed):
     """Trains to the end (steps, minutes, a signal or early stopping) -> the last
@@ -232,7 +231,7 @@ class _Loop:
     config = self.config
     step = self.step()
     if step >= config.train_steps:
-      print(f"{config.output_dir} is already at step {step} >= --train_steps="
+      print(f"{self.run.output_dir} is already at step {step} >= --train_steps="
             f"{config.train_steps}; nothing to do", flush=True)
       return None
     if resumed:
@@ -370,7 +369,7 @@ class _Loop:
       self.curves.draw()
     except Exception as error:  # Any drawing or file error: training goes on.
       logging.warning("could not draw %s: %s: %s",
-                      os.path.join(self.config.output_dir, CURVES_FILE),
+                      os.path.join(self.run.output_dir, CURVES_FILE),
                       type(error).__name__, error)
 
 
