@@ -17,7 +17,7 @@ import time
 
 from bench import ctranslate2_decoding, document, report
 from bench.gpu import document as gpu_document
-from t2t_lite.atomic_files import write_text_atomic
+from t2t_lite.files.atomic_files import write_text_atomic
 
 # (program, heading), in the document's order; each takes --json (and --repeats when it
 # times repetitions).

@@ -61,8 +61,8 @@ def use_threads(threads):
 
 def export_all(run_dir, checkpoint, directory, beam_size):
   """Writes the SavedModel and the two CTranslate2 exports of the run under `directory`."""
-  from t2t_lite.export import export_run
-  from t2t_lite.export_ctranslate2 import export_ctranslate2
+  from t2t_lite.export.ctranslate2 import export_ctranslate2
+  from t2t_lite.export.saved_model import export_run
   export_run(run_dir, os.path.join(directory, FILE_NAMES[SAVED_MODEL]), checkpoint,
              decode_hparams=f"beam_size={beam_size},batch_size={BATCH_SIZE}")
   export_ctranslate2(run_dir, os.path.join(directory, FILE_NAMES[CT2_FLOAT32]), checkpoint)

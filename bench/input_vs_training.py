@@ -22,7 +22,7 @@ from bench import configs, report
 from bench.input_pipeline import measure
 from bench.ours import build_model
 from t2t_lite.optimization import build_optimizer
-from t2t_lite.training.step import TrainStep
+from t2t_lite.training.train_step import TrainStep
 
 PROBLEM = "translate_from_files"
 VOCAB_SIZE = 8000

@@ -15,7 +15,7 @@ has the heading, else as a new section at its end.
 import dataclasses
 import os
 
-from t2t_lite.atomic_files import write_text_atomic
+from t2t_lite.files.atomic_files import write_text_atomic
 
 
 @dataclasses.dataclass(frozen=True)

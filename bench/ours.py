@@ -22,7 +22,7 @@ from t2t_lite.models.building import build
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.optimization import build_optimizer
 from t2t_lite.training.precision import dtype_policy
-from t2t_lite.training.step import TrainStep
+from t2t_lite.training.train_step import TrainStep
 
 
 def build_model(hparams, vocab_size, seed=0):

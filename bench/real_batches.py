@@ -34,7 +34,7 @@ from bench import configs, ours, report
 from bench.timing import interleaved_medians
 from t2t_lite.optimization import build_optimizer
 from t2t_lite.training.curves import read_scalar_events
-from t2t_lite.training.step import TrainStep
+from t2t_lite.training.train_step import TrainStep
 
 PROBLEM = "translate_ende_multi30k"
 HPARAMS_SET = "transformer_small_multi30k"
@@ -110,9 +110,9 @@ class StepRates:
 def trainer_rate(data_dir, output_dir, hparams, xla, steps):
   """`train` for `steps` steps -> (target tokens/s as its progress line reports them, the
   same after its first tenth of steps, seconds the call took)."""
+  from t2t_lite.registry import PROBLEMS
   from t2t_lite.training.config import TrainConfig
   from t2t_lite.training.trainer import train
-  from t2t_lite.registry import PROBLEMS
   config = TrainConfig(output_dir=output_dir, train_steps=steps, schedule="train",
                        random_seed=1, xla=xla, save_checkpoints_steps=steps,
                        save_checkpoints_secs=0)

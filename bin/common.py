@@ -9,12 +9,12 @@ from absl import app
 from absl import flags
 
 from t2t_lite import quiet
-from t2t_lite.command_line import define_flags, flag_values
+from t2t_lite.cli.command_line import define_flags, flag_values
+from t2t_lite.cli.shared_settings import shared
 from t2t_lite.errors import UserError
-from t2t_lite.file_errors import reporting_file_errors
+from t2t_lite.files.file_errors import reporting_file_errors
 from t2t_lite.registry import check_usr_dir, load_registries
-from t2t_lite.shared_settings import shared
-from t2t_lite.training.stopping import StoppedBySignal
+from t2t_lite.training.stop_requests import StoppedBySignal
 
 
 @dataclasses.dataclass(frozen=True)

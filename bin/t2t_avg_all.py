@@ -13,8 +13,8 @@ newest average at each new checkpoint (t2t_lite.training.rolling_average).
 import dataclasses
 
 from t2t_lite.bin import common
-from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
-from t2t_lite.shared_settings import shared
+from t2t_lite.cli.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.shared_settings import shared
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,7 +38,7 @@ def main(argv):
   from t2t_lite.training.rolling_average import average_as_they_appear
   require(args, model_dir="the run directory whose checkpoints to average",
           output_dir="the directory to write the average in")
-  from t2t_lite.writer_lock import holding
+  from t2t_lite.files.writer_lock import holding
   with holding(args.output_dir):  # For every average it writes (--wait_minutes: many).
     average_as_they_appear(args.model_dir, args.output_dir, args.n, args.min_steps,
                            args.wait_minutes)

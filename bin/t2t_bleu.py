@@ -22,7 +22,7 @@ import json
 from absl import logging
 
 from t2t_lite.bin import common
-from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.command_line import define_flags, flag_values, reject_positional, require, setting
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.bleu import BLEU_VARIANTS, DEFAULT_LANGUAGE, score_files
 from t2t_lite.metrics.moses import knows_abbreviations_of
@@ -83,7 +83,7 @@ def main(argv):
   report = score_files(args.translation, args.reference, args.language)
   print("\n".join(report.lines(args.bleu_variant)))
   if args.scores_json:
-    from t2t_lite.atomic_files import write_text_atomic
+    from t2t_lite.files.atomic_files import write_text_atomic
     scores = {tag: {"score": bleu.score, "signature": bleu.signature}
               for tag, bleu in report.scores(args.bleu_variant).items()}
     write_text_atomic(args.scores_json, json.dumps(scores, indent=1) + "\n")

@@ -13,8 +13,8 @@ import os
 import tempfile
 
 from t2t_lite.bin import common
-from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
-from t2t_lite.shared_settings import shared
+from t2t_lite.cli.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.shared_settings import shared
 
 SPLITS = ("train", "dev", "test")
 
@@ -70,7 +70,7 @@ def main(argv):
   from t2t_lite.output_paths import check_data_directory
   check_data_directory(data_dir, "--data_dir", [path for pair in sources.files.values()
                                                 for path in pair] + list(sources.tsv.values()))
-  from t2t_lite.writer_lock import holding
+  from t2t_lite.files.writer_lock import holding
   with holding(data_dir):  # One writer: a second t2t-datagen on it is refused in one line.
     summary = problem.generate_data(data_dir, sources, vocab_size=args.vocab_size,
                                     progress=args.progress)

@@ -32,8 +32,8 @@ import sys
 from absl import logging
 
 from t2t_lite.bin import common
-from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
-from t2t_lite.shared_settings import TRAINED_RUN, shared
+from t2t_lite.cli.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.shared_settings import TRAINED_RUN, shared
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,8 +61,8 @@ def main(argv):
   reject_positional(argv)
   args = flag_values(DecoderFlags)
   from t2t_lite.data.text_files import read_lines
-  from t2t_lite.atomic_files import write_text_atomic
   from t2t_lite.errors import UserError
+  from t2t_lite.files.atomic_files import write_text_atomic
   from t2t_lite.output_paths import check_output_file
   from t2t_lite.run.ensemble import open_runs
   from t2t_lite.strategy import make_strategy

@@ -4,7 +4,7 @@
         [--decode_hparams="beam_size=4,alpha=0.6"]
     t2t-exporter --output_dir=RUN --export_format=ctranslate2 [--quantization=int8]
 
-See `t2t_lite.export` for the signatures; loading needs only tensorflow and
+See `t2t_lite.export.saved_model` for the signatures; loading needs only tensorflow and
 tensorflow_text:
 
     import tensorflow as tf, tensorflow_text
@@ -15,10 +15,10 @@ tensorflow_text:
 import dataclasses
 
 from t2t_lite.bin import common
-from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.shared_settings import TRAINED_RUN, shared
 from t2t_lite.errors import UserError
-from t2t_lite.export_ctranslate2 import QUANTIZATIONS, export_ctranslate2
-from t2t_lite.shared_settings import TRAINED_RUN, shared
+from t2t_lite.export.ctranslate2 import QUANTIZATIONS, export_ctranslate2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,10 +31,10 @@ class ExporterFlags:
                             "<output_dir>/export): a new or empty directory, or an earlier "
                             "export, which is replaced once the new one is complete.")
   export_format: str = setting(
-      "savedmodel", "savedmodel: the SavedModel (t2t_lite.export); ctranslate2: a "
+      "savedmodel", "savedmodel: the SavedModel (t2t_lite.export.saved_model); ctranslate2: a "
       "CTranslate2 model directory with the SentencePiece model beside it (default "
       "export_dir <output_dir>/ctranslate2[_QUANTIZATION]; needs pip install "
-      "t2t_lite[ctranslate2]; t2t_lite.export_ctranslate2).",
+      "t2t_lite[ctranslate2]; t2t_lite.export.ctranslate2).",
       choices=("savedmodel", "ctranslate2"))
   quantization: str = setting(None, "With --export_format=ctranslate2: the weights' type "
                               "(default float32).", choices=tuple(QUANTIZATIONS))
@@ -57,7 +57,7 @@ def main(argv):
     raise UserError(f"--quantization={args.quantization} needs --export_format=ctranslate2; "
                     f"the SavedModel keeps the run's float32 weights")
   else:
-    from t2t_lite.export import export_run
+    from t2t_lite.export.saved_model import export_run
     path = export_run(args.output_dir, args.export_dir, args.checkpoint_path,
                       args.decode_hparams)
   print(f"exported {path}")

@@ -10,10 +10,12 @@ flags, what to train these.
 
 import dataclasses
 
-from t2t_lite import command_line, registry, summary
+from t2t_lite import registry
 from t2t_lite.bin import common
-from t2t_lite.command_line import setting
-from t2t_lite.shared_settings import shared
+from t2t_lite.cli import command_line
+from t2t_lite.cli.command_line import setting
+from t2t_lite.cli.shared_settings import shared
+from t2t_lite.models import parameter_summary
 from t2t_lite.training.config import TrainConfig
 
 
@@ -45,8 +47,8 @@ def main(argv):
     return 0
   hparams = registry.hparams_for(args.hparams_set, args.hparams)
   if args.summary:
-    print(summary.summary_for(args.model, hparams, args.vocab_size, args.problem,
-                              args.data_dir))
+    print(parameter_summary.summary_for(args.model, hparams, args.vocab_size, args.problem,
+                                        args.data_dir))
     return 0
   command_line.require(args, problem="what to train on (t2t-trainer --registry_help lists "
                        "them)", data_dir="the directory t2t-datagen wrote the problem's data in")

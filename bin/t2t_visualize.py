@@ -16,8 +16,8 @@ import dataclasses
 import os
 
 from t2t_lite.bin import common
-from t2t_lite.command_line import define_flags, flag_values, reject_positional, require, setting
-from t2t_lite.shared_settings import TRAINED_RUN, shared
+from t2t_lite.cli.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.shared_settings import TRAINED_RUN, shared
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,8 +16,8 @@ from t2t_lite import quiet
 
 quiet.import_tensorflow()  # The problem module imports it: without its start-up chatter.
 
-from t2t_lite.atomic_files import write_text_atomic  # noqa: E402
 from t2t_lite.data.trees import normalize, read_mrg_file  # noqa: E402
+from t2t_lite.files.atomic_files import write_text_atomic  # noqa: E402
 from t2t_lite.problems.parsing_ptb import find_mrg_files, split_files  # noqa: E402
 
 

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-from t2t_lite import command_line, tensor2tensor_names
+from t2t_lite.cli import command_line, tensor2tensor_names
 from t2t_lite.hparams import HParams
 from t2t_lite.registry import HPARAMS, PROBLEMS
 

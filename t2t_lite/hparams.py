@@ -8,9 +8,9 @@ tensor2tensor's override string: `--hparams="hidden_size=256,pre_norm=True"`.
 import dataclasses
 import json
 
+from t2t_lite.cli.overrides import field_types, parse_overrides
 from t2t_lite.errors import UserError
-from t2t_lite.json_files import DamagedFile, check_field, parse_object
-from t2t_lite.overrides import field_types, parse_overrides
+from t2t_lite.files.json_files import DamagedFile, check_field, parse_object
 
 # Allowed values of the string fields.
 CHOICES = {

@@ -19,16 +19,16 @@ Refused:
     export, an average: `layout.REPLACED_WHOLE`), unless the command itself made it.
 
 The files themselves are written without following links: temporary files
-(`t2t_lite.atomic_files`), lock files (`t2t_lite.writer_lock`), the probe below
-(`t2t_lite.no_follow`).
+(`t2t_lite.files.atomic_files`), lock files (`t2t_lite.files.writer_lock`), the probe below
+(`t2t_lite.files.no_follow`).
 """
 
 import os
 
-from t2t_lite.atomic_files import TEMP_SUFFIX
 from t2t_lite.data.layout import data_entry, is_data_directory
 from t2t_lite.errors import UserError
-from t2t_lite.no_follow import linked, new_file
+from t2t_lite.files.atomic_files import TEMP_SUFFIX
+from t2t_lite.files.no_follow import linked, new_file
 from t2t_lite.run.layout import BEST_RECORD, REPLACED_WHOLE, is_run_directory, run_entry
 
 

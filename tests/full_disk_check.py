@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from t2t_lite.data.problem import Sources
 from t2t_lite.errors import UserError
-from t2t_lite.file_errors import reporting_file_errors
+from t2t_lite.files.file_errors import reporting_file_errors
 from t2t_lite.registry import PROBLEMS
 from t2t_lite.run.checkpoints import Checkpoints
 from tiny_runs import tiny_text

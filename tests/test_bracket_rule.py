@@ -18,7 +18,7 @@ from t2t_lite.decoding.copy_rule import source_leaf_pieces
 from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.token_counts import CountRule, apply_count_rule, counted_ids_table
 from t2t_lite.decoding.translate import Translator
-from t2t_lite.export import Exported
+from t2t_lite.export.saved_model import Exported
 from t2t_lite.problems.parsing_ptb import (LinearisedTrees, ParsingEnglishPtb16kWords,
                                            decoded_tokens)
 

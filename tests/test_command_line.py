@@ -7,12 +7,12 @@ import os
 from absl import flags
 import pytest
 
-from t2t_lite import command_line
-from t2t_lite.command_line import define_flags, flag_values, require, setting
+from t2t_lite.cli import command_line
+from t2t_lite.cli.command_line import define_flags, flag_values, require, setting
 from t2t_lite.errors import UserError
 from import_graph import ROOT, module_files
 
-GENERATING_MODULE = os.path.join(ROOT, "t2t_lite", "command_line.py")
+GENERATING_MODULE = os.path.join(ROOT, "t2t_lite", "cli", "command_line.py")
 
 
 def python_files():

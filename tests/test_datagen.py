@@ -13,10 +13,10 @@ import pytest
 import tensorflow as tf
 
 from commands import call, run as run_process
-from t2t_lite.atomic_files import write_bytes_atomic
 from t2t_lite.data import records
 from t2t_lite.data.problem import Drop, Sources, TextPairProblem
 from t2t_lite.errors import UserError
+from t2t_lite.files.atomic_files import write_bytes_atomic
 from t2t_lite.hparams import HParams
 
 PROBLEM = "translate_from_files"

@@ -14,7 +14,7 @@ from t2t_lite.decoding.lengths import EOS_ID
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
 from t2t_lite.decoding.scoring import pair_losses
 from t2t_lite.decoding.token_counts import CountRule
-from t2t_lite.run import description as run_files
+from t2t_lite.models import size
 from tiny_runs import copy_run, tiny_run, tiny_text
 
 EXTRA = 4
@@ -221,9 +221,9 @@ def test_runs_that_fit_alone_but_not_together_are_refused_before_loading(tmp_pat
   from t2t_lite.run.ensemble import open_runs
   _, output_dir = tiny_run(tmp_path_factory)
   run = Run.read(output_dir)
-  weights = run_files.weight_count(run.hparams, run.description.input_vocab_size,
+  weights = size.weight_count(run.hparams, run.description.input_vocab_size,
                                    run.description.target_vocab_size)
-  monkeypatch.setattr(run_files, "physical_memory", lambda: 2 * 4 * weights)
+  monkeypatch.setattr(size, "physical_memory", lambda: 2 * 4 * weights)
   monkeypatch.setattr(Run, "restore", lambda *args: pytest.fail("weights loaded"))
   message = one_line_error(lambda: open_runs(",".join([output_dir] * 3)))
   assert message.startswith("the 3 runs to ensemble hold"), message

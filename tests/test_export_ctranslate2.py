@@ -16,7 +16,7 @@ import pytest
 from bench.ctranslate2_decoding import ctranslate2_translator
 from commands import call, error_line, one_line_error
 from model_fixtures import VARIANTS, VOCAB, small_model
-from t2t_lite.export_ctranslate2 import (check_expressible, import_ctranslate2, save_spec,
+from t2t_lite.export.ctranslate2 import (check_expressible, import_ctranslate2, save_spec,
                                          transformer_spec)
 from t2t_lite.models.building import build
 from t2t_lite.run.layout import EXPORT_MARKER

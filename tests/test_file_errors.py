@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from commands import TESTS, run
 from t2t_lite.errors import UserError
-from t2t_lite.file_errors import file_error_message, reporting_file_errors
+from t2t_lite.files.file_errors import file_error_message, reporting_file_errors
 
 
 @pytest.mark.parametrize("error, message", [

@@ -144,7 +144,7 @@ def test_run_files_of_generated_bytes(fuzz_run, name):
 
 
 def test_the_writer_locks_holder_record_of_generated_bytes(tmp_path):
-  from t2t_lite import writer_lock
+  from t2t_lite.files import writer_lock
   path = tmp_path / writer_lock.LOCK_NAME
 
   @settings(FUZZ, max_examples=EXAMPLES["data file"])
@@ -237,9 +237,10 @@ def quiet_stderr():
 
 def test_command_lines_of_generated_flags():
   from absl import flags
-  from t2t_lite import command_line, registry
+  from t2t_lite import registry
   from t2t_lite.bin import (common, t2t_avg_all, t2t_bleu, t2t_datagen, t2t_decoder,
                             t2t_exporter, t2t_trainer, t2t_visualize)
+  from t2t_lite.cli import command_line
   from t2t_lite.decoding.decode_hparams import decode_hparams_for
   from t2t_lite.hparams import HParams
   from t2t_lite.training.config import TrainConfig

@@ -67,8 +67,8 @@ def test_a_link_planted_as_the_writer_lock_is_refused_not_written_through(tiny, 
 
 
 def test_a_fifo_or_a_hard_link_as_the_writer_lock_is_refused(tmp_path):
-  from t2t_lite import writer_lock
   from t2t_lite.errors import UserError
+  from t2t_lite.files import writer_lock
   fifo_dir, linked_dir = tmp_path / "fifo", tmp_path / "linked"
   fifo_dir.mkdir()
   linked_dir.mkdir()
@@ -97,8 +97,8 @@ def test_the_decoder_never_writes_over_a_runs_own_files(tiny, tmp_path, name):
 
 
 def test_the_decoder_writes_a_new_file_beside_the_run_but_not_through_a_link(tiny, tmp_path):
-  from t2t_lite.output_paths import check_output_file
   from t2t_lite.errors import UserError
+  from t2t_lite.output_paths import check_output_file
   _, run = tiny
   check_output_file(os.path.join(run, "test.out.de"), "--decode_to_file")  # The user's own.
   victim = tmp_path / "victim.txt"

@@ -10,11 +10,11 @@ import sys
 import pytest
 
 from commands import newcomer_environment, one_line_error, run_command
+from t2t_lite import quiet
 from t2t_lite.data.text_files import read_lines, read_parallel_files
-from t2t_lite.file_errors import require_file
+from t2t_lite.files.file_errors import require_file
 from t2t_lite.metrics.bleu_dir import MAX_STEP, score_translations_dir
 from t2t_lite.problems import translate_multi30k
-from t2t_lite import quiet
 from tiny_runs import tiny_run
 
 
@@ -115,7 +115,7 @@ def test_the_exporters_signature_input_lists_are_hidden():
 
 def test_invalid_utf8_is_refused_by_the_served_graph():
   import tensorflow as tf
-  from t2t_lite.export import assert_utf8
+  from t2t_lite.export.saved_model import assert_utf8
   assert_utf8(tf.constant(["ok", "süß", ""]))
   assert_utf8(tf.constant([], tf.string))
   for bad, index in (([b"ok", b"bad\xff"], 1), ([b"\xc0\xaf"], 0)):  # \xc0\xaf: overlong "/".
@@ -128,7 +128,7 @@ def test_invalid_utf8_is_refused_by_the_served_graph():
 @pytest.mark.slow
 def test_the_exported_model_refuses_invalid_utf8(tmp_path_factory, tmp_path):
   import tensorflow as tf
-  from t2t_lite.export import export_run
+  from t2t_lite.export.saved_model import export_run
   _, output_dir = tiny_run(tmp_path_factory)
   export_dir = export_run(output_dir, str(tmp_path / "export"))
   serve = tf.saved_model.load(export_dir).signatures["serving_default"]

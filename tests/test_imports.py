@@ -1,6 +1,7 @@
 """The import drawing of t2t_lite: no circle, between modules or between packages, and no
 arrow up the layers (FORBIDDEN: decoding/ to training/ or run/, data/ to metrics/,
-decoding/ or training/, run/ to training/); and no module imports a test module.
+decoding/ or training/, run/ to training/; files/ and cli/, which every layer uses, to none
+of data/, run/, training/, decoding/ or export/); and no module imports a test module.
 
 Every `import` counts, the ones inside functions too. The top-level problems/,
 hparams/ and bin/ folders count under the names they install as.
@@ -15,7 +16,10 @@ from import_graph import FOLDERS, ROOT, cycles, module_graph, package_graph, pac
 
 FORBIDDEN = [("t2t_lite.decoding", "t2t_lite.training"), ("t2t_lite.data", "t2t_lite.metrics"),
              ("t2t_lite.decoding", "t2t_lite.run"), ("t2t_lite.run", "t2t_lite.training"),
-             ("t2t_lite.data", "t2t_lite.decoding"), ("t2t_lite.data", "t2t_lite.training")]
+             ("t2t_lite.data", "t2t_lite.decoding"), ("t2t_lite.data", "t2t_lite.training")] + [
+                 (below, above) for below in ("t2t_lite.files", "t2t_lite.cli")
+                 for above in ("t2t_lite.data", "t2t_lite.run", "t2t_lite.training",
+                               "t2t_lite.decoding", "t2t_lite.export")]
 
 
 def test_no_module_imports_itself_through_others():
@@ -51,7 +55,7 @@ def test_no_module_imports_a_test_module():
   """What tests share lives in helper modules (helpers.py, commands.py, tiny_runs.py, ...),
   never in a test file: no test, helper, benchmark or docs script imports a test_* module."""
   imports = []
-  for folder in ("tests", "bench", "docs", *FOLDERS):
+  for folder in ("tests", "bench", "docs", "tools", *FOLDERS):
     for directory, _, names in os.walk(os.path.join(ROOT, folder)):
       for name in sorted(names):
         path = os.path.join(directory, name)

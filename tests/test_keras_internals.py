@@ -71,7 +71,7 @@ def test_a_layer_with_its_own_build_is_called_once_on_its_first_call():
 
 
 def test_file_errors_finds_tensorflows_op_error_where_it_looks():
-  from t2t_lite.file_errors import _is_tensorflow_error
+  from t2t_lite.files.file_errors import _is_tensorflow_error
   error = tf.errors.NotFoundError(None, None, "RUN/ckpt-1.index; No such file or directory")
   assert _is_tensorflow_error(error), changed(
       "file_errors.py", "the module tensorflow.python.framework.errors_impl (OpError's home)")

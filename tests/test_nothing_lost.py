@@ -6,12 +6,12 @@ import os
 from absl import flags
 import pytest
 
-from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.bin import (t2t_avg_all, t2t_bleu, t2t_datagen, t2t_decoder, t2t_exporter,
                           t2t_trainer, t2t_visualize)
 from t2t_lite.data.problem import Sources
 from t2t_lite.errors import UserError
-from t2t_lite.export import export_run
+from t2t_lite.export.saved_model import export_run
+from t2t_lite.files.atomic_files import replacing_directory
 from t2t_lite.registry import load_registries
 from t2t_lite.run import Run
 from t2t_lite.training.averaging import average_checkpoints

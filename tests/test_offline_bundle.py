@@ -1,4 +1,4 @@
-"""t2t_lite/offline_bundle.py: parts of a given size, joined and checked; wheels trimmed.
+"""tools/offline_bundle/: parts of a given size, joined and checked; wheels trimmed.
 
 Tiny fake wheels stand in for TensorFlow's: packing downloads nothing here, and the
 install step (`pip install --no-index`) runs once, on a pure-Python fake (slow tier).
@@ -15,11 +15,15 @@ import pytest
 from commands import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCRIPT = os.path.join(ROOT, "t2t_lite", "offline_bundle.py")
+FOLDER = os.path.join(ROOT, "tools", "offline_bundle")
+SCRIPT = os.path.join(FOLDER, "offline_bundle.py")
 
 
 def load_bundle_module():
-  """The program by its path, as a target machine runs it (standard library only)."""
+  """The program by its path, as a target machine runs it (standard library only): its
+  sibling files on sys.path, as when it runs as a script."""
+  if FOLDER not in sys.path:
+    sys.path.insert(0, FOLDER)
   spec = importlib.util.spec_from_file_location("offline_bundle_under_test", SCRIPT)
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
@@ -27,6 +31,7 @@ def load_bundle_module():
 
 
 bundle = load_bundle_module()
+installed_environment = importlib.import_module("bundle_environment").installed_environment
 
 
 def fake_wheel(folder, distribution, version, files, requires=()):
@@ -124,7 +129,7 @@ def test_the_environment_names_the_site_and_cuda_compiler(tmp_path):
   lines = "\n".join(bundle.environment_lines(str(site)))
   assert f"{site}/nvidia/cuda_nvcc/bin" in lines
   assert f"--xla_gpu_cuda_data_dir={site}/nvidia/cuda_nvcc" in lines
-  env = bundle.installed_environment(str(tmp_path), {"PATH": "/usr/bin", "XLA_FLAGS": "--a"})
+  env = installed_environment(str(tmp_path), {"PATH": "/usr/bin", "XLA_FLAGS": "--a"})
   assert env["PYTHONPATH"] == str(site)
   assert env["PATH"] == f"{site}/nvidia/cuda_nvcc/bin:{site}/bin:/usr/bin"
   assert env["XLA_FLAGS"] == f"--xla_gpu_cuda_data_dir={site}/nvidia/cuda_nvcc --a"
@@ -169,7 +174,7 @@ def test_a_left_out_dependency_is_found_when_packing(tmp_path, wheels):
     bundle.check_installable(kept, str(tmp_path / "again"), version, bundle.PLATFORMS)
 
 
-# --- --site and --host_cuda (t2t_lite/offline_site.py) ---------------------------------------
+# --- --site and --host_cuda (tools/offline_bundle/offline_site.py) --------------------------
 
 site_module = bundle.offline_site
 HOST_CUDA_13 = ("libcublas.so.13", "libcublasLt.so.13", "libcufft.so.12", "libcusolver.so.12",
@@ -229,7 +234,7 @@ def test_the_machines_cuda_is_linked_under_tensorflows_names(tmp_path):
   assert os.readlink(links / "libcublas.so.12") == str(cuda12 / "libcublas.so.12")
   assert os.readlink(links / "libcufft.so.11") == str(cuda13 / "libcufft.so.12")
   assert info["library_path"] == [str(links), str(cuda12), str(cuda13)]
-  env = bundle.installed_environment(str(target), {"LD_LIBRARY_PATH": "/lib", "PATH": "/bin"})
+  env = installed_environment(str(target), {"LD_LIBRARY_PATH": "/lib", "PATH": "/bin"})
   assert env["LD_LIBRARY_PATH"] == f"{links}:{cuda12}:{cuda13}:/lib"
   assert env["PATH"] == f"{toolkit}/bin:{target}/site/bin:/bin"
   assert env["XLA_FLAGS"] == f"--xla_gpu_cuda_data_dir={toolkit}"

@@ -4,9 +4,9 @@ import gc
 
 import pytest
 
+from t2t_lite.models.parameter_summary import format_summary, parameter_counts
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
-from t2t_lite.summary import format_summary, parameter_counts
 
 VOCAB = 37000  # The paper's shared source-target vocabulary "of about 37000 tokens".
 

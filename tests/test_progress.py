@@ -3,7 +3,7 @@
 import io
 import re
 
-from t2t_lite.training.progress import Progress
+from t2t_lite.training.progress import StepProgress
 
 
 def eta_seconds(progress, step):
@@ -15,7 +15,7 @@ def eta_seconds(progress, step):
 
 
 def progress_at(monkeypatch, elapsed, **limit):
-  progress = Progress(1000, 0, stream=io.StringIO(), interval=0.0, **limit)
+  progress = StepProgress(1000, 0, stream=io.StringIO(), interval=0.0, **limit)
   monkeypatch.setattr(progress.line, "elapsed", lambda: elapsed)
   return progress
 
@@ -34,7 +34,7 @@ def test_a_time_limit_caps_the_eta(monkeypatch):
 
 def test_a_run_stopped_early_ends_on_its_own_step():
   # A line an hour, the first an hour in: no step shows until the run ends.
-  progress = Progress(1000, 0, stream=io.StringIO(), interval=3600.0)
+  progress = StepProgress(1000, 0, stream=io.StringIO(), interval=3600.0)
   for step in (1, 2, 3):
     progress.update(step, loss=1.0, tokens=100.0, learning_rate=1e-3)
   progress.finish()
@@ -44,6 +44,6 @@ def test_a_run_stopped_early_ends_on_its_own_step():
 
 
 def test_finishing_before_any_step_shows_nothing():
-  progress = Progress(1000, 0, stream=io.StringIO(), interval=0.0)
+  progress = StepProgress(1000, 0, stream=io.StringIO(), interval=0.0)
   progress.finish()
   assert progress.line.stream.getvalue() == ""

@@ -15,9 +15,9 @@ from helpers import read_all
 from model_fixtures import SMALL, small_model
 from t2t_lite.constants import EOS_ID
 from t2t_lite.data.target_order import reversed_before_eos, reversed_ids
-from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.model_decoding import decode_ids, n_best
 from t2t_lite.decoding.rerank import ROWS_PER_CALL, Reranker
+from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.hparams import HParams
 from tiny_runs import TINY_HPARAMS, copy_run, tiny_run
 from trainer_runs import BEAM_WITH_OUTPUTS
@@ -106,7 +106,7 @@ def test_hypotheses_past_one_call_are_scored_in_chunks():
 
 
 def test_decoding_rules_and_ctranslate2_refuse_a_right_to_left_run():
-  from t2t_lite.export_ctranslate2 import check_expressible
+  from t2t_lite.export.ctranslate2 import check_expressible
   backward = HParams(right_to_left=True)
   check_rules(HParams(), object())
   check_rules(backward, None)

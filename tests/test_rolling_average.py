@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from helpers import FakeTime
-from t2t_lite import step_files
+from t2t_lite.files import step_files
 from t2t_lite.training import rolling_average
 
 AVG_ALL = os.path.join(os.path.dirname(sys.executable), "t2t-avg-all")

@@ -9,7 +9,8 @@ import pytest
 from commands import one_line_error
 from helpers import edit_json
 from t2t_lite.errors import UserError
-from t2t_lite.json_files import DamagedFile
+from t2t_lite.files.json_files import DamagedFile
+from t2t_lite.models import size
 from t2t_lite.run import Run
 from t2t_lite.run import description as run_files
 from t2t_lite.run.checkpoints import checkpoint_paths
@@ -96,13 +97,13 @@ def test_a_directory_for_hparams_json_is_named_as_such(run_copy):
 def test_an_absurd_vocabulary_is_refused_before_any_weight_is_allocated(run_copy, monkeypatch):
   """A 10^9 vocabulary in run.json: refused for the memory its embedding would need (the
   machine's memory is set to 16 GiB here, so the test does not depend on the host)."""
-  monkeypatch.setattr(run_files, "physical_memory", lambda: 16 * 2 ** 30)
+  monkeypatch.setattr(size, "physical_memory", lambda: 16 * 2 ** 30)
   edit_json(os.path.join(run_copy, "run.json"),
             lambda v: v.update(input_vocab_size=10 ** 9, target_vocab_size=10 ** 9))
   no_model_built(monkeypatch)
   message = one_line_error(lambda: Run.open(run_copy))
   hidden_size = run_files.read_hparams(run_copy).hidden_size
-  weights = run_files.weight_count(run_files.read_hparams(run_copy), 10 ** 9, 10 ** 9)
+  weights = size.weight_count(run_files.read_hparams(run_copy), 10 ** 9, 10 ** 9)
   assert weights >= 10 ** 9 * hidden_size  # The shared embedding alone.
   assert "describe a model of" in message and "more than this machine's 16 GiB" in message
   assert "vocabulary sizes 1000000000 and 1000000000" in message
@@ -112,7 +113,7 @@ def test_the_weight_count_matches_the_built_model(run_copy):
   """`weight_count` leaves out biases and layer norms only: within 5% of the real count."""
   run = Run.read(run_copy)
   built = run.build_model().count_params()
-  estimate = run_files.weight_count(run.hparams, run.description.input_vocab_size,
+  estimate = size.weight_count(run.hparams, run.description.input_vocab_size,
                                     run.description.target_vocab_size)
   assert 0.95 * built <= estimate <= built
 

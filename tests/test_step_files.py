@@ -1,7 +1,7 @@
 """Files numbered by step, taken in step order as they appear (t2t-avg-all, t2t-bleu)."""
 
 from helpers import FakeTime
-from t2t_lite.step_files import as_they_appear, numbered_files
+from t2t_lite.files.step_files import as_they_appear, numbered_files
 
 
 def test_numbered_files_are_those_named_after_a_step(tmp_path):

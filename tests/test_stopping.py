@@ -15,9 +15,9 @@ from t2t_lite.errors import UserError
 from t2t_lite.run import checkpoints
 from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.layout import checkpoint_step
-from t2t_lite.training import evaluation, stopping, step as train_step, trainer
+from t2t_lite.training import evaluation, stop_requests, train_step, trainer
 from t2t_lite.training.config import TrainConfig
-from t2t_lite.training.stopping import StoppedBySignal
+from t2t_lite.training.stop_requests import StoppedBySignal
 
 
 def tiny_trainer(data_dir, output_dir, *flags):
@@ -136,12 +136,12 @@ def signal_this_process(signum):
 
 
 def test_a_signal_swallowed_before_the_loop_stops_the_loop():
-  with stopping.stopped_before_the_loop():
+  with stop_requests.stopped_before_the_loop():
     try:
       signal_this_process(signal.SIGTERM)
     except StoppedBySignal:
       pass  # Swallowed, as Python does an exception raised in a garbage-collection callback.
-    with stopping.StopRequested() as stop:
+    with stop_requests.StopRequested() as stop:
       assert stop.signal_name == "SIGTERM"
 
 
@@ -157,24 +157,24 @@ def replaced_by_runtime_error(signum):
 
 
 def test_a_signal_whose_exception_comes_back_as_another_still_cuts_an_evaluation_short():
-  with stopping.StopRequested() as stop:
-    with pytest.raises(stopping.EvaluationInterrupted):
+  with stop_requests.StopRequested() as stop:
+    with pytest.raises(stop_requests.EvaluationInterrupted):
       with stop.interrupting():
         replaced_by_runtime_error(signal.SIGINT)
     assert stop.signal_name == "SIGINT"
     with pytest.raises(ValueError):  # Without a signal, an error stays itself.
-      with stopping.StopRequested().interrupting():
+      with stop_requests.StopRequested().interrupting():
         raise ValueError("not a signal's")
 
 
 def test_a_signal_before_the_loop_whose_exception_comes_back_as_another_still_stops():
   with pytest.raises(StoppedBySignal) as stopped:
-    with stopping.stopped_before_the_loop():
+    with stop_requests.stopped_before_the_loop():
       replaced_by_runtime_error(signal.SIGTERM)
   assert stopped.value.exit_status == 143
   assert str(stopped.value) == "SIGTERM before training began: nothing to save yet"
   with pytest.raises(ValueError):
-    with stopping.stopped_before_the_loop():
+    with stop_requests.stopped_before_the_loop():
       raise ValueError("not a signal's")
 
 
@@ -182,7 +182,7 @@ def test_train_minutes_stops_saves_and_ends_as_finished(tmp_path_factory, tmp_pa
   data_dir, _ = tiny_run(tmp_path_factory)
   reads = iter(range(0, 10000, 25))  # Every read of the clock: 25 seconds later.
   monkeypatch.setattr(trainer, "TimeLimit",
-                      lambda minutes: stopping.TimeLimit(minutes, clock=lambda: next(reads)))
+                      lambda minutes: stop_requests.TimeLimit(minutes, clock=lambda: next(reads)))
   output_dir = str(tmp_path / "run")
   result = tiny_trainer(data_dir, output_dir, "--train_steps=50", "--schedule=train",
                         "--train_minutes=1")
@@ -194,10 +194,10 @@ def test_train_minutes_stops_saves_and_ends_as_finished(tmp_path_factory, tmp_pa
 
 
 def test_the_pace_projects_the_step_at_the_time_limit(monkeypatch):
-  monkeypatch.setattr(stopping.TimeLimit, "PACE_STEPS", 10)
-  monkeypatch.setattr(stopping.TimeLimit, "PACE_SECONDS", 30.0)
+  monkeypatch.setattr(stop_requests.TimeLimit, "PACE_STEPS", 10)
+  monkeypatch.setattr(stop_requests.TimeLimit, "PACE_SECONDS", 30.0)
   now = [0.0]
-  limit = stopping.TimeLimit(10, clock=lambda: now[0])  # 600 seconds.
+  limit = stop_requests.TimeLimit(10, clock=lambda: now[0])  # 600 seconds.
   now[0] = 20.0
   assert limit.projected_step(5) is None  # The first call marks the pace's start.
   now[0] = 40.0
@@ -206,17 +206,17 @@ def test_the_pace_projects_the_step_at_the_time_limit(monkeypatch):
   assert limit.projected_step(35) == 35 + 550  # One step a second, 550 seconds left.
   now[0] = 700.0
   assert limit.projected_step(600) == 600  # Past the limit: here.
-  assert stopping.TimeLimit(0).projected_step(600) is None
+  assert stop_requests.TimeLimit(0).projected_step(600) is None
 
 
 def test_train_minutes_ends_linear_decay_where_the_pace_meets_the_limit(
     tmp_path_factory, tmp_path, monkeypatch):
   data_dir, _ = tiny_run(tmp_path_factory)
-  monkeypatch.setattr(stopping.TimeLimit, "PACE_STEPS", 1)
-  monkeypatch.setattr(stopping.TimeLimit, "PACE_SECONDS", 0.0)
+  monkeypatch.setattr(stop_requests.TimeLimit, "PACE_STEPS", 1)
+  monkeypatch.setattr(stop_requests.TimeLimit, "PACE_SECONDS", 0.0)
   reads = iter(range(0, 10000, 5))  # Every read of the clock: 5 seconds later.
   monkeypatch.setattr(trainer, "TimeLimit",
-                      lambda minutes: stopping.TimeLimit(minutes, clock=lambda: next(reads)))
+                      lambda minutes: stop_requests.TimeLimit(minutes, clock=lambda: next(reads)))
   ends = []
   monkeypatch.setattr(optimization.FactorSchedule, "set_end_step",
                       lambda self, step: ends.append(step))
@@ -275,7 +275,7 @@ def test_only_the_chief_of_several_workers_holds_the_run_directory(
     tmp_path, monkeypatch, task, chief):
   """Other workers write only scratch files there: they take no lock, so none waits on the
   chief's."""
-  from t2t_lite import writer_lock
+  from t2t_lite.files import writer_lock
   from t2t_lite.training.output_dir_guard import guarding
   cluster = {"worker": ["localhost:1", "localhost:2"]}
   monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))

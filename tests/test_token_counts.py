@@ -8,14 +8,14 @@ import tensorflow as tf
 from decoding_fakes import EOS, VOCAB, padded, random_table, run
 from t2t_lite.constants import PAD_ID as PAD
 from model_fixtures import SENTENCES, small_model, untrained_parser
+from t2t_lite.decoding import translate
 from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.greedy import greedy_search
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
 from t2t_lite.decoding.token_counts import CountRule, counted_ids_table, rule_tables
-from t2t_lite.decoding import translate
 from t2t_lite.decoding.translate import Translator
-from t2t_lite.export import Exported
+from t2t_lite.export.saved_model import Exported
 
 WRAPS = {"eager": None, "xla": lambda f: tf.function(f, jit_compile=True)}
 

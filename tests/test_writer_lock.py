@@ -1,5 +1,5 @@
-"""One writer per directory (t2t_lite.writer_lock) and the directory swap that survives a kill
-between its renames (t2t_lite.atomic_files.replacing_directory)."""
+"""One writer per directory (t2t_lite.files.writer_lock) and the directory swap that survives a kill
+between its renames (t2t_lite.files.atomic_files.replacing_directory)."""
 
 import fcntl
 import json
@@ -11,9 +11,9 @@ import pytest
 
 from commands import start
 from tiny_runs import snapshot
-from t2t_lite import writer_lock
-from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
+from t2t_lite.files import writer_lock
+from t2t_lite.files.atomic_files import replacing_directory
 
 LOCK = writer_lock.LOCK_NAME
 
@@ -149,7 +149,7 @@ def test_a_live_swap_is_not_taken_for_an_interrupted_one(tmp_path):
 
 HOLD_SCRIPT = """
 import sys, time
-from t2t_lite.writer_lock import holding
+from t2t_lite.files.writer_lock import holding
 with holding(sys.argv[1]):
   print("held", flush=True)
   time.sleep(600)

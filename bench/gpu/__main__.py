@@ -10,7 +10,7 @@ Each row (a measurement) runs in a fresh process unless --in_process (or
 --smoke): its own device memory and peak. The TensorFlow rows (t2t_lite's
 TrainStep with XLA, decoding under tf.function(jit_compile=True)) always run in
 fresh processes with KERAS_BACKEND=tensorflow, taking TensorFlow from
---tf_target (an offline bundle unpacked there: t2t_lite/offline_bundle.py) or
+--tf_target (an offline bundle unpacked there: tools/offline_bundle/) or
 from this Python; without either they are left out, as with --no_tf. The GPU
 section of --output is replaced between its markers (document.py); --smoke
 writes only where told.
@@ -32,7 +32,7 @@ import time
 
 from bench import peers, report
 from bench.gpu import document, machine, rows, settings, tables, use_jax_backend
-from t2t_lite.atomic_files import write_text_atomic
+from t2t_lite.files.atomic_files import write_text_atomic
 
 
 def tensorflow_target(args):
@@ -44,7 +44,7 @@ def tensorflow_target(args):
     site = os.path.join(os.path.abspath(args.tf_target), "site")
     if importlib.machinery.PathFinder.find_spec("tensorflow", [site]) is None:
       raise SystemExit(f"bench.gpu: no TensorFlow in {site}: unpack the offline bundle there "
-                       f"(t2t_lite/offline_bundle.py unpack --target={args.tf_target})")
+                       f"(tools/offline_bundle/offline_bundle.py unpack --target={args.tf_target})")
     return os.path.abspath(args.tf_target)
   # The path finder, not sys.modules: this process may hold TensorFlow off on purpose.
   found = importlib.machinery.PathFinder.find_spec("tensorflow")

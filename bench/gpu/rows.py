@@ -14,7 +14,7 @@ A job is a JSON object: {"kind": ..., "plan": settings.Plan fields, ...}:
                    (tf_rows.py): t2t_lite's TrainStep with XLA, decode_ids under
                    tf.function(jit_compile=True). Always in a fresh process with
                    KERAS_BACKEND=tensorflow; "tf_target": an offline bundle's install
-                   folder (t2t_lite/offline_bundle.py) to take TensorFlow from, or "".
+                   folder (tools/offline_bundle/) to take TensorFlow from, or "".
 In a fresh process each training row's peak memory is its own; JAX cannot
 reset its peak, so a decoding process reports the peak so far after each case.
 """
@@ -239,7 +239,9 @@ def run_isolated(job, name, timeout=ROW_TIMEOUT_S):
     env["KERAS_BACKEND"] = "tensorflow"
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if job.get("tf_target"):
-      from t2t_lite.offline_bundle import installed_environment
+      sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+          os.path.abspath(__file__)))), "tools", "offline_bundle"))
+      from bundle_environment import installed_environment
       env = installed_environment(job["tf_target"], env)
   try:
     done = subprocess.run([sys.executable, "-m", "bench.gpu.rows", f"{name}.job.json",

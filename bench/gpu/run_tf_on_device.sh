@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t2t_lite on TensorFlow on a GPU machine with no internet and no TensorFlow, from the
-# offline bundle (t2t_lite/offline_bundle.py). One stage per call, each well inside 10 minutes
+# offline bundle (tools/offline_bundle/). One stage per call, each well inside 10 minutes
 # (times from H200 sessions with the site bundle below):
 #
 #   bash bench/gpu/run_tf_on_device.sh unpack           # 56-67 s: join, extract (34-41 s), GPU, XLA
@@ -23,10 +23,10 @@
 # and the machine keeps files only while it stays warm (30 s after a call, 30 min at most),
 # so a session carries one part per call, back to back. The machine has CUDA 13's libraries
 # (PyTorch's and JAX's) and a CUDA toolkit, so the small bundle fits: Python 3.12, the site
-# folder installed here, the machine's CUDA (offline_site.py). Here, once:
+# folder installed here, the machine's CUDA (tools/offline_bundle/offline_site.py). Here, once:
 #
-#   python t2t_lite/offline_bundle.py pack --out=/work/bundles/site312 --python_version=3.12 \
-#     --site --host_cuda --max_part_mib=60      # 7 parts, 412 MiB
+#   python tools/offline_bundle/offline_bundle.py pack --out=/work/bundles/site312 \
+#     --python_version=3.12 --site --host_cuda --max_part_mib=60      # 7 parts, 412 MiB
 #   echo /.carry/ >> .git/info/exclude; mkdir -p .carry/multi30k
 #   ln -f /work/bundles/site312/* .carry/       # hard links: nothing is copied
 #   cp ../shared/data/multi30k/*.en ../shared/data/multi30k/*.de .carry/multi30k/
@@ -78,7 +78,8 @@ with_jax() {  # Runs "$@" with the machine's JAX and the bundle's Keras alone (t
 case "$STAGE" in
   unpack)
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
-    time "$PYTHON" t2t_lite/offline_bundle.py unpack --bundle="$BUNDLE" --target="$TARGET"
+    time "$PYTHON" tools/offline_bundle/offline_bundle.py unpack --bundle="$BUNDLE" \
+      --target="$TARGET"
     # The checkout's t2t_lite over the bundle's (the bundle may be older than the checkout),
     # built with the bundle's setuptools and wheel.
     PYTHONPATH="$TARGET/site" "$PYTHON" -m pip install -q --no-index --no-deps \

@@ -84,7 +84,7 @@ def training_table(plan, machine_result, rows, isolated):
   tensorflow = [(job, result) for job, result in rows
                 if job["kind"] == "train_t2t_lite_tf" and "seconds" in result]
   if tensorflow:
-    notes.append(f"TensorFlow {tensorflow[0][1]['tensorflow']}: t2t_lite.training.step."
+    notes.append(f"TensorFlow {tensorflow[0][1]['tensorflow']}: t2t_lite.training.train_step."
                  f"TrainStep as t2t-trainer --xla runs it on one GPU (forward, backward and "
                  f"the Adam update compiled by XLA), under the default strategy; "
                  f"each call returns the step's statistics as Python floats, so every step "

@@ -4,7 +4,7 @@ Runs only in a process of its own with KERAS_BACKEND=tensorflow (rows.py starts
 one per row; Keras picks its backend once per process). What is timed is what
 t2t-trainer and t2t-decoder run on a GPU:
 
-  training: `t2t_lite.training.step.TrainStep` under the default strategy (one
+  training: `t2t_lite.training.train_step.TrainStep` under the default strategy (one
     device), its per-replica forward and backward pass compiled with XLA
     (`jit_compile=True`, the trainer's `--xla`), the whole update one call of the
     step as the trainer makes it: each call returns the step's statistics as
@@ -54,7 +54,7 @@ class TfTrainStep:
   def __init__(self, hparams, vocab_size, inputs, targets, jit_compile=True):
     from bench.gpu.model import build_model
     from t2t_lite.optimization import build_optimizer
-    from t2t_lite.training.step import TrainStep
+    from t2t_lite.training.train_step import TrainStep
     strategy = tf.distribute.get_strategy()
     self.model = build_model(hparams, vocab_size)
     optimizer = build_optimizer(hparams)

@@ -5,7 +5,7 @@
 
 Runs tests/distribution_check.py (mode local_gpu, or local with --cpu) in a fresh
 process with KERAS_BACKEND=tensorflow, taking TensorFlow from --tf_target (an
-offline bundle's install folder, t2t_lite/offline_bundle.py) if given; then
+offline bundle's install folder, tools/offline_bundle/) if given; then
 compares each mode's 3 SGD updates with one device's, within
 tests/same_update.py's bounds (float32 round-off of reordered sums).
 Prints one line per mode; exit status 1 if any differs or the check fails.
@@ -28,8 +28,8 @@ def check_environment(tf_target):
   env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
   env["PYTHONPATH"] = ROOT + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
   if tf_target:
-    sys.path.insert(0, ROOT)
-    from t2t_lite.offline_bundle import installed_environment
+    sys.path.insert(0, os.path.join(ROOT, "tools", "offline_bundle"))
+    from bundle_environment import installed_environment
     env = installed_environment(tf_target, env)
   return env
 

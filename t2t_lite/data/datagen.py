@@ -21,12 +21,12 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from t2t_lite.atomic_files import TEMP_SUFFIX, write_bytes_atomic, write_text_atomic
 from t2t_lite.data import records
-from t2t_lite.data.report import DatagenSummary, Progress, SplitSummary, VocabSummary
+from t2t_lite.data.report import DatagenSummary, PairProgress, SplitSummary, VocabSummary
 from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import read_bytes
+from t2t_lite.files.atomic_files import TEMP_SUFFIX, write_bytes_atomic, write_text_atomic
+from t2t_lite.files.file_reading import read_bytes
 
 ENCODE_BATCH = 1024  # Pairs encoded per call of the tokenizer.
 
@@ -102,7 +102,7 @@ def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
     sides = {input_path: (0,), target_path: (1,)}
   sentences = collections.Counter()
   for path, columns in sides.items():
-    bar = Progress(f"vocabulary {os.path.basename(path)}: reading train", progress)
+    bar = PairProgress(f"vocabulary {os.path.basename(path)}: reading train", progress)
     counts = collections.Counter()
 
     def texts():
@@ -134,7 +134,7 @@ def _write_split(problem, split, data_dir, sources, input_vocab, target_vocab, d
   counts = collections.Counter()
   input_lengths, target_lengths = [], []
   paths = records.shard_paths(data_dir, problem.name, split, problem.record_shards.get(split, 1))
-  bar = Progress(f"{split}: writing", progress)
+  bar = PairProgress(f"{split}: writing", progress)
   with records.ShardWriter(paths) as writer:
     for batch in _batches(problem.clean_pairs(split, sources, counts), ENCODE_BATCH):
       inputs = _encode(input_vocab, [source for source, _ in batch])

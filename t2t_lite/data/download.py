@@ -16,10 +16,10 @@ import urllib.error
 import urllib.request
 import zlib
 
-from t2t_lite.atomic_files import atomic_write_path
 from t2t_lite.data.published_files import check_published
 from t2t_lite.data.text_files import count_lines
 from t2t_lite.errors import UserError
+from t2t_lite.files.atomic_files import atomic_write_path
 from t2t_lite.progress_line import ProgressLine
 
 CHUNK_BYTES = 1 << 16

@@ -13,7 +13,7 @@ problems may share one directory).
 import os
 import re
 
-from t2t_lite.writer_lock import LOCK_NAME
+from t2t_lite.files.writer_lock import LOCK_NAME
 
 SPLITS = ("train", "dev", "test")
 _SPLIT = "|".join(SPLITS)

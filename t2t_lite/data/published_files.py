@@ -13,7 +13,7 @@ files).
 import os
 
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import file_sha256
+from t2t_lite.files.file_reading import file_sha256
 
 MULTI30K = {
     "test_2016_flickr.de": "4be6b5b3236b79c25475c6bb829800a7ce559e9ba7a1f6c2394fe4d40be46d16",

@@ -12,9 +12,9 @@ import os
 
 import tensorflow as tf
 
-from t2t_lite.atomic_files import TEMP_SUFFIX
 from t2t_lite.errors import UserError
-from t2t_lite.json_files import DamagedFile, check_field, has_type, parse_object, read_text
+from t2t_lite.files.atomic_files import TEMP_SUFFIX
+from t2t_lite.files.json_files import DamagedFile, check_field, has_type, parse_object, read_text
 
 FORMAT_VERSION = 1
 

@@ -101,7 +101,7 @@ def _lengths(p):
   return "/".join(str(p[k]) for k in ("p50", "p90", "p99", "max")) if p else "-"
 
 
-class Progress:
+class PairProgress:
   """t2t-datagen's status line: pairs read (and written), pairs per second."""
 
   def __init__(self, label, enabled=True, stream=None):

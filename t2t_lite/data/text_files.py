@@ -11,8 +11,8 @@ file and 1-based line.
 """
 
 from t2t_lite.errors import UserError
-from t2t_lite.file_errors import require_file
-from t2t_lite.file_reading import open_regular
+from t2t_lite.files.file_errors import require_file
+from t2t_lite.files.file_reading import open_regular
 
 
 def read_lines(path, what=None):

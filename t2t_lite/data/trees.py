@@ -19,7 +19,7 @@ word (a `str`); every other child is a `Tree`:
 import re
 
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import read_text
+from t2t_lite.files.file_reading import read_text
 
 # The preterminal placeholder of "Grammar as a Foreign Language": EVALB scores
 # brackets, not POS tags, so the model need not predict them.

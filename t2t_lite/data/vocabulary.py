@@ -22,7 +22,7 @@ import tensorflow_text as tf_text
 from t2t_lite import quiet
 from t2t_lite.constants import EOS_ID, PAD_ID, UNK_ID
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import DamagedFile, read_bytes
+from t2t_lite.files.file_reading import DamagedFile, read_bytes
 
 NUM_BYTE_PIECES = 256  # Byte fallback: one piece per byte value.
 

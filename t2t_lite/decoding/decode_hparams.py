@@ -4,16 +4,16 @@
 `DecodeHParams` made from it are called the settings.
 
 tensor2tensor's names are accepted with tensor2tensor's meanings, as
-`t2t_lite.tensor2tensor_names.DECODE_HPARAMS` translates them: return_beams=True is
+`t2t_lite.cli.tensor2tensor_names.DECODE_HPARAMS` translates them: return_beams=True is
 n_best=beam_size, write_beam_scores=True is write_scores=True, max_input_size=N is
 max_input_length=N for N > 0 and truncate_inputs=False for N <= 0 (its default, -1).
 """
 
 import dataclasses
 
+from t2t_lite.cli.overrides import parse_overrides
+from t2t_lite.cli.tensor2tensor_names import DECODE_HPARAMS
 from t2t_lite.errors import UserError
-from t2t_lite.overrides import parse_overrides
-from t2t_lite.tensor2tensor_names import DECODE_HPARAMS
 
 FLAG = "--decode_hparams"
 

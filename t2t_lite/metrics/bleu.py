@@ -45,7 +45,7 @@ from sacrebleu.metrics.bleu import BLEU, BLEUScore
 
 from t2t_lite.data.text_files import read_lines
 from t2t_lite.errors import UserError
-from t2t_lite.file_errors import require_file
+from t2t_lite.files.file_errors import require_file
 from t2t_lite.metrics.moses import moses_tokenize, multi30k_tokenize
 
 __all__ = ["Bleu", "BleuReport", "sacre_bleu", "tensor2tensor_bleu", "split_compounds",

@@ -13,9 +13,9 @@ import os
 
 from t2t_lite import quiet
 from t2t_lite.errors import UserError
-from t2t_lite.file_errors import require_file
+from t2t_lite.files.file_errors import require_file
+from t2t_lite.files.step_files import _STEP_SUFFIX, numbered_files
 from t2t_lite.metrics.bleu import DEFAULT_LANGUAGE, score_files
-from t2t_lite.step_files import _STEP_SUFFIX, numbered_files
 
 
 def score_translations_dir(translations_dir, reference_paths, language=DEFAULT_LANGUAGE):

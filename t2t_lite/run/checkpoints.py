@@ -23,10 +23,10 @@ import tensorflow as tf
 from google.protobuf import text_format
 from tensorflow.python.training.checkpoint_state_pb2 import CheckpointState
 
-from t2t_lite.atomic_files import write_text_atomic
 from t2t_lite.errors import UserError
-from t2t_lite.file_errors import first_line
-from t2t_lite.file_reading import SMALL_FILE_BYTES, DamagedFile, read_text, why_unreadable
+from t2t_lite.files.atomic_files import write_text_atomic
+from t2t_lite.files.file_errors import first_line
+from t2t_lite.files.file_reading import SMALL_FILE_BYTES, DamagedFile, read_text, why_unreadable
 from t2t_lite.run.layout import (CHECKPOINT_FILE, CHECKPOINT_NAME, STATE_FILE, checkpoint_prefix,
                                  checkpoint_step, worker_scratch)
 from t2t_lite.strategy import is_chief

@@ -16,7 +16,7 @@ import re
 
 from t2t_lite.data.records import marker_path
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import DamagedFile, file_sha256
+from t2t_lite.files.file_reading import DamagedFile, file_sha256
 
 FIELDS = ("vocab_sha256", "data_sha256")
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -17,7 +17,7 @@ rerank the beam (`t2t_lite.decoding.rerank`).
 
 from t2t_lite.decoding.ensemble import EnsembleModel
 from t2t_lite.errors import UserError
-from t2t_lite.run import description as run_files
+from t2t_lite.models import size
 from t2t_lite.run.run import Run
 from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import make_strategy
@@ -104,10 +104,10 @@ def check_compatible(runs):
 def check_ensemble_fits(runs):
   """UserError, before any weight loads, when the runs' models together need more memory
   to restore than the machine has (`Run.read` checked each alone)."""
-  memory = run_files.physical_memory()
-  counts = [run_files.weight_count(run.hparams, run.description.input_vocab_size,
+  memory = size.physical_memory()
+  counts = [size.weight_count(run.hparams, run.description.input_vocab_size,
                                    run.description.target_vocab_size) for run in runs]
-  needed = run_files.bytes_to_restore(counts)
+  needed = size.bytes_to_restore(counts)
   if memory is None or needed <= memory:
     return
   raise UserError(f"the {len(runs)} runs to ensemble hold {sum(counts):.3g} weights "

@@ -16,7 +16,7 @@
     RUN/.worker_N[_best]/      `worker_scratch`: where worker N of several (not the chief)
                                writes the checkpoint it must take part in, then deletes it
     RUN/.t2t_writer.lock       the lock of the one process writing the run
-                               (`t2t_lite.writer_lock`, which also locks a --data_dir)
+                               (`t2t_lite.files.writer_lock`, which also locks a --data_dir)
 
 Directories a command writes whole are marked by a file of their own: EXPORT_MARKER
 (t2t-exporter's SavedModel or CTranslate2 model), AVERAGE_MARKER (t2t-avg-all's run).
@@ -30,7 +30,7 @@ import os
 import re
 
 from t2t_lite.errors import UserError
-from t2t_lite.writer_lock import LOCK_NAME
+from t2t_lite.files.writer_lock import LOCK_NAME
 
 HPARAMS_FILE = "hparams.json"
 HISTORY_FILE = "hparams_history.json"

@@ -23,8 +23,8 @@ from t2t_lite.models.building import built_model
 from t2t_lite.registry import MODELS, PROBLEMS
 from t2t_lite.run import description as run_files
 from t2t_lite.run import digests
-from t2t_lite.run.checkpoints import (UnreadableCheckpoint, checkpoint_exists, checkpoint_paths,
-                                      restore_checkpoint, restore_newest)
+from t2t_lite.run.checkpoints import (Checkpoints, UnreadableCheckpoint, checkpoint_exists,
+                                      checkpoint_paths, restore_checkpoint, restore_newest)
 from t2t_lite.run.layout import check_run_directory_name
 from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import is_chief, make_strategy
@@ -88,6 +88,17 @@ class Run(Translating):
       run_files.write_description(self.output_dir, self.hparams, self.description,
                                   self._vocab_paths)
     self._described = True
+
+  def checkpoints(self, keep, every_steps, every_seconds, **trackables):
+    """The run's checkpoints of `trackables` (model, optimizer, input position), saved and
+    restored under its strategy: `t2t_lite.run.checkpoints.Checkpoints`."""
+    return Checkpoints(self.strategy, self.output_dir, keep, every_steps, every_seconds,
+                       **trackables)
+
+  def summary_writer(self, split):
+    """TensorBoard's writer of the run's summaries of `split` (the layout's TRAIN_SUMMARIES
+    or EVAL_SUMMARIES folder)."""
+    return tf.summary.create_file_writer(os.path.join(self.output_dir, split))
 
   @classmethod
   def read(cls, output_dir, strategy=None):

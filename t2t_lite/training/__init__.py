@@ -4,15 +4,15 @@ saved by t2t_lite.run.checkpoints.
 The loop and its step:
   trainer.py           the training loop: build, resume, step, evaluate, checkpoint, stop.
   config.py            every setting of t2t-trainer, each declared once.
-  step.py              the distributed training step: gradients per replica, one update.
+  train_step.py        the distributed training step: gradients per replica, one update.
   train_input.py       one process's training input, its position kept in every checkpoint.
   precision.py         mixed precision: Keras's global dtype policy, float16's loss scaling.
   warm_start.py        --warm_start_from=RUN: a new run starts from another run's weights.
   output_dir_guard.py  the hold on --output_dir: one writer, no stub after a failed start.
-  stopping.py          stopping early: a signal (SIGTERM, Ctrl-C) or --train_minutes.
+  stop_requests.py     stopping early: a signal (SIGTERM, Ctrl-C) or --train_minutes.
   lost_worker.py       the one line that ends a worker when another worker is lost.
   divergence.py        a loss that explodes, or ends far above where it began.
-  progress.py          the progress display: step, loss, tokens/s, learning rate, ETA.
+  progress.py          the progress display (StepProgress): step, loss, tokens/s, ETA.
 
 Evaluation:
   evaluation.py        the dev split: loss, per-token accuracy, perplexity (teacher-forced).

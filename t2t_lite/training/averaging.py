@@ -8,8 +8,8 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.errors import UserError
+from t2t_lite.files.atomic_files import replacing_directory
 from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints

@@ -7,7 +7,7 @@ t2t-decoder and t2t-exporter read it as `--output_dir=RUN/best`. It lives apart
 from the rolling checkpoints, so `--keep_checkpoint_max` never prunes it, and it
 holds the model's weights only (no optimizer state). A better evaluation
 replaces it whole: the new directory is built beside it and swapped in
-(`t2t_lite.atomic_files.replacing_directory`, as t2t-avg-all replaces its average).
+(`t2t_lite.files.atomic_files.replacing_directory`, as t2t-avg-all replaces its average).
 """
 
 import json
@@ -15,14 +15,14 @@ import os
 
 import tensorflow as tf
 
-from t2t_lite.atomic_files import OLD_SUFFIX, TEMP_SUFFIX, replacing_directory
 from t2t_lite.errors import UserError
-from t2t_lite.json_files import read_object
+from t2t_lite.files.atomic_files import OLD_SUFFIX, TEMP_SUFFIX, replacing_directory
+from t2t_lite.files.json_files import read_object
+from t2t_lite.files.writer_lock import LOCK_NAME
 from t2t_lite.run.checkpoints import write_only_checkpoint
 from t2t_lite.run.description import save_as_run
 from t2t_lite.run.layout import BEST_DIR, BEST_RECORD, best_dir, worker_scratch
 from t2t_lite.strategy import is_chief
-from t2t_lite.writer_lock import LOCK_NAME
 
 
 def read_record(output_dir):

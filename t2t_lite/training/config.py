@@ -2,16 +2,16 @@
 
     config = TrainConfig(output_dir="RUN", train_steps=1000)
 
-t2t-trainer's flags are these fields (`t2t_lite.command_line`); `output_dir`,
+t2t-trainer's flags are these fields (`t2t_lite.cli.command_line`); `output_dir`,
 `model` and `decode_hparams` are settings several commands share
-(`t2t_lite.shared_settings`). What to train is the problem and the hparams, not this.
+(`t2t_lite.cli.shared_settings`). What to train is the problem and the hparams, not this.
 """
 
 import dataclasses
 
-from t2t_lite.command_line import check_choices, require, setting
+from t2t_lite.cli.command_line import check_choices, require, setting
+from t2t_lite.cli.shared_settings import shared
 from t2t_lite.errors import UserError
-from t2t_lite.shared_settings import shared
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,9 +13,9 @@ import time
 
 import numpy as np
 
-from t2t_lite.atomic_files import write_text_atomic
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import SMALL_FILE_BYTES, read_text
+from t2t_lite.files.atomic_files import write_text_atomic
+from t2t_lite.files.file_reading import SMALL_FILE_BYTES, read_text
 
 # Dense peak FLOP/s of common accelerators in bfloat16/float16 (no sparsity), from the
 # vendors' data sheets: (substring of the device name, FLOP/s), most specific first.

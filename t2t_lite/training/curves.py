@@ -17,8 +17,8 @@ import os
 
 import numpy as np
 
-from t2t_lite.atomic_files import atomic_write_path
 from t2t_lite.errors import UserError
+from t2t_lite.files.atomic_files import atomic_write_path
 from t2t_lite.run.description import read_description
 from t2t_lite.run.layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
 

@@ -4,7 +4,7 @@ import math
 
 import tensorflow as tf
 
-from t2t_lite.training.step import STAT_NAMES, token_statistics
+from t2t_lite.training.train_step import STAT_NAMES, token_statistics
 
 
 class Evaluator:
@@ -20,7 +20,7 @@ class Evaluator:
     self.dataset_fn = dataset_fn
     self.eval_steps = eval_steps
     self._step = tf.function(self._distributed_step, reduce_retracing=True,
-                             autograph=False)  # As the training step's (step.py).
+                             autograph=False)  # As the training step's (train_step.py).
 
   def _distributed_step(self, features):
     def replica_step(features):

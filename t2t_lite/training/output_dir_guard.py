@@ -4,7 +4,7 @@ start that failed.
     with guarding(output_dir):
       ...  # create or resume the run, train
 
-The chief holds the directory's writer lock (`t2t_lite.writer_lock`) throughout;
+The chief holds the directory's writer lock (`t2t_lite.files.writer_lock`) throughout;
 other workers of a multi-worker run write only their scratch files there and take
 no lock. When the block fails (any exception, Ctrl-C included) before it saved a
 checkpoint, what it wrote is undone: a directory it created is removed, and in a
@@ -22,8 +22,8 @@ import shutil
 
 from absl import logging
 
-from t2t_lite import writer_lock
-from t2t_lite.atomic_files import write_bytes_atomic
+from t2t_lite.files import writer_lock
+from t2t_lite.files.atomic_files import write_bytes_atomic
 from t2t_lite.run import layout
 from t2t_lite.run.checkpoints import checkpoint_paths
 

@@ -10,7 +10,7 @@ def format_duration(seconds):
   return f"{hours}:{minutes:02d}:{seconds:02d}"
 
 
-class Progress:
+class StepProgress:
   """Training's status line: step, loss, tokens/s, learning rate, ETA (see ProgressLine)."""
 
   def __init__(self, total_steps, first_step, stream=None, interval=30.0, minutes=0):

@@ -14,10 +14,10 @@ averages those there are, with a warning.
 from absl import logging
 
 from t2t_lite.errors import UserError
-from t2t_lite.step_files import as_they_appear
-from t2t_lite.training.averaging import average_checkpoints
+from t2t_lite.files.step_files import as_they_appear
 from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.layout import checkpoint_step
+from t2t_lite.training.averaging import average_checkpoints
 
 
 def average_as_they_appear(model_dir, output_dir, n, min_steps=0, wait_minutes=0):

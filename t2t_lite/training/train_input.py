@@ -7,7 +7,7 @@
 
 Each process reads one input pipeline (its own shard of the training split when several
 workers read) through a plain tf.data iterator; its replicas take consecutive batches of
-it (`t2t_lite.training.step`). A checkpoint keeps the position two ways:
+it (`t2t_lite.training.train_step`). A checkpoint keeps the position two ways:
 
 - `train_iterator`, the iterator's own state (shuffle buffers included), saved where one
   process trains (one device, or several local devices under MirroredStrategy). Exact,

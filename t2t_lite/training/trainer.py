@@ -23,7 +23,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.optimization import build_optimizer, learning_rate_schedule
 from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
-from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths
+from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
                                  check_run_directory_name)
 from t2t_lite.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu
@@ -36,11 +36,11 @@ from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.lost_worker import PEER_ERRORS, lost_worker_error
 from t2t_lite.training.output_dir_guard import guarding
 from t2t_lite.training.precision import dtype_policy, skipped_updates_line
-from t2t_lite.training.progress import Progress
-from t2t_lite.training.step import TrainStep
-from t2t_lite.training.stopping import (EvaluationInterrupted, StopRequested, TimeLimit,
-                                       stopped_before_the_loop)
+from t2t_lite.training.progress import StepProgress
+from t2t_lite.training.stop_requests import (EvaluationInterrupted, StopRequested, TimeLimit,
+                                             stopped_before_the_loop)
 from t2t_lite.training.train_input import TrainInput
+from t2t_lite.training.train_step import TrainStep
 from t2t_lite.training.warm_start import warm_start
 
 
@@ -51,17 +51,17 @@ def train(problem, hparams, config, data_dir):
   runs; afterwards it is what it was before (models built later are unaffected).
   The run directory has one writer, and a start that fails leaves it as it was
   (`output_dir_guard`). A run stopped by SIGTERM/SIGINT saves, then raises
-  `stopping.StoppedBySignal`.
+  `stop_requests.StoppedBySignal`.
   """
   _check_output_dir(config)
   if config.random_seed is not None:
     keras.utils.set_random_seed(config.random_seed)
   with guarding(config.output_dir), stopped_before_the_loop(), \
       dtype_policy(config.mixed_precision):
-    return _train(problem, hparams, config, data_dir)
+    return _train_under_dtype_policy(problem, hparams, config, data_dir)
 
 
-def _train(problem, hparams, config, data_dir):
+def _train_under_dtype_policy(problem, hparams, config, data_dir):
   """`train` under its dtype policy."""
   strategy = make_strategy(config.worker_gpu, config.locally_shard_to_cpu)
   replicas = strategy.num_replicas_in_sync
@@ -88,10 +88,9 @@ def _train(problem, hparams, config, data_dir):
       "train", data_dir, hparams, training=True, deterministic=deterministic,
       seed=config.random_seed, num_shards=num_shards, shard_index=shard_index,
       pad_to_bucket_boundary=jit_compile))
-  checkpoints = Checkpoints(
-      strategy, config.output_dir, config.keep_checkpoint_max, config.save_checkpoints_steps,
-      config.save_checkpoints_secs, model=model, optimizer=optimizer,
-      **train_input.trackables())
+  checkpoints = run.checkpoints(
+      config.keep_checkpoint_max, config.save_checkpoints_steps, config.save_checkpoints_secs,
+      model=model, optimizer=optimizer, **train_input.trackables())
   resumed = checkpoints.restore_latest()
   if resumed:
     train_input.resume(resumed, current_step(optimizer))
@@ -119,7 +118,7 @@ def _train(problem, hparams, config, data_dir):
                          config.gradient_accumulation_steps, jit_compile)
   loop = _Loop(config, run, optimizer, schedule, train_step, checkpoints,
                evaluator if config.schedule == "train_and_evaluate" else None, watch)
-  return loop.train(train_input, resumed)
+  return loop.run_to_the_end(train_input, resumed)
 
 
 def current_step(optimizer):
@@ -186,7 +185,7 @@ class _Loop:
     self.optimizer, self.train_step = optimizer, train_step
     self.checkpoints, self.evaluator = checkpoints, evaluator
     self.chief = is_chief(self.strategy)
-    self.curves = Curves(config.output_dir) if self.chief else None  # curves.png's history.
+    self.curves = Curves(run.output_dir) if self.chief else None  # curves.png's history.
     self.multi_worker = is_multi_worker(self.strategy)
     if self.multi_worker and config.train_minutes:  # Each worker's clock would stop it alone.
       raise UserError("--train_minutes is not supported across several workers; stop the run "
@@ -207,13 +206,13 @@ class _Loop:
   def _summary_writer(self, split):
     if not self.chief:
       return tf.summary.create_noop_writer()
-    return tf.summary.create_file_writer(os.path.join(self.config.output_dir, split))
+    return self.run.summary_writer(split)
 
-  def train(self, train_input, resumed):
+  def run_to_the_end(self, train_input, resumed):
     """Trains to the end (steps, minutes, a signal or early stopping) -> the last
     evaluation's results, or None."""
     try:
-      return self._train(train_input, resumed)
+      return self._step_until_stopped(train_input, resumed)
     except PEER_ERRORS as error:  # Collective operations failed.
       if not self.multi_worker:
         raise
@@ -228,20 +227,20 @@ class _Loop:
       if name in self.__dict__:  # Made (functools.cached_property keeps it there).
         self.__dict__.pop(name).close()
 
-  def _train(self, train_input, resumed):
+  def _step_until_stopped(self, train_input, resumed):
     config = self.config
     step = self.step()
     if step >= config.train_steps:
-      print(f"{config.output_dir} is already at step {step} >= --train_steps="
+      print(f"{self.run.output_dir} is already at step {step} >= --train_steps="
             f"{config.train_steps}; nothing to do", flush=True)
       return None
     if resumed:
       print(f"resuming from {resumed} (step {step})", flush=True)
-    progress = Progress(config.train_steps, step, minutes=config.train_minutes)
+    progress = StepProgress(config.train_steps, step, minutes=config.train_minutes)
     flops, start, skipped = 0.0, time.monotonic(), 0
     time_limit, losses = TimeLimit(config.train_minutes), LossWatch(self.target_vocab_size)
     # Signals stop the loop after its step, cut an evaluation short (not on several workers,
-    # whose evaluations are collective) and never a save (`stopping`). Each step carries
+    # whose evaluations are collective) and never a save (`stop_requests`). Each step carries
     # every process's votes to stop and to save (by its clock) after it: the workers of a
     # run stop and save at the same step.
     with StopRequested(interrupt_evaluations=not self.multi_worker) as stop:
@@ -370,7 +369,7 @@ class _Loop:
       self.curves.draw()
     except Exception as error:  # Any drawing or file error: training goes on.
       logging.warning("could not draw %s: %s: %s",
-                      os.path.join(self.config.output_dir, CURVES_FILE),
+                      os.path.join(self.run.output_dir, CURVES_FILE),
                       type(error).__name__, error)
 
 

@@ -14,7 +14,7 @@ at the bottom. The pages need nothing but the files beside them.
 import html
 import os
 
-from t2t_lite.atomic_files import write_bytes_atomic, write_text_atomic
+from t2t_lite.files.atomic_files import write_bytes_atomic, write_text_atomic
 from t2t_lite.visualization.attention_maps import KINDS
 from t2t_lite.visualization.heatmap import heatmap_pngs
 

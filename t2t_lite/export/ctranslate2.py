@@ -48,9 +48,9 @@ import shutil
 from absl import logging
 import numpy as np
 
-from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID, UNK_ID
 from t2t_lite.errors import UserError
+from t2t_lite.files.atomic_files import replacing_directory
 
 INSTALL_HINT = "pip install t2t_lite[ctranslate2]"
 

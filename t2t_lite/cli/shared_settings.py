@@ -6,7 +6,7 @@ takes one by name:
       output_dir: str = shared("output_dir")
 """
 
-from t2t_lite.command_line import setting
+from t2t_lite.cli.command_line import setting
 
 # name -> (default, help text). Each command's dataclass gives the type.
 SHARED = {

@@ -5,7 +5,7 @@ flags, and what every command checks.
     class BleuFlags:
       translation: str = setting(None, "Translated text, one sentence a line.")
       variant: str = setting("both", "Which scores.", choices=("cased", "uncased", "both"))
-      t2t_usr_dir: str = shared("t2t_usr_dir")     # several commands' (t2t_lite.shared_settings)
+      t2t_usr_dir: str = shared("t2t_usr_dir")     # several commands' (cli/shared_settings.py)
 
     define_flags(BleuFlags)                 # at import: --translation, --variant, ...
     args = flag_values(BleuFlags)           # in main, once absl has parsed the command line
@@ -15,9 +15,9 @@ A field with help text (`setting`) is a flag of its name, type (int, float: fini
 bool, list: comma-separated) and default, listed by --helpfull under the dataclass's module;
 `choices` in its metadata makes it an enum flag (`check_choices` checks a built config).
 Fields without help text are not flags: the caller gives them. A flag several dataclasses
-declare is defined once, and must be declared alike (`t2t_lite.shared_settings` declares the
-common ones). tensor2tensor's flag names and values are taken too
-(`t2t_lite.tensor2tensor_names`).
+declare is defined once, and must be declared alike (`t2t_lite.cli.shared_settings` declares
+the common ones). tensor2tensor's flag names and values are taken too
+(`t2t_lite.cli.tensor2tensor_names`).
 """
 
 import dataclasses
@@ -26,7 +26,7 @@ import typing
 
 from absl import flags
 
-from t2t_lite import tensor2tensor_names
+from t2t_lite.cli import tensor2tensor_names
 from t2t_lite.errors import MissingFlag, UserError
 
 _DEFINE = {int: flags.DEFINE_integer, float: flags.DEFINE_float, str: flags.DEFINE_string,

@@ -37,14 +37,14 @@ import os
 from absl import logging
 import tensorflow as tf
 
-from t2t_lite.atomic_files import replacing_directory
 from t2t_lite.constants import EOS_ID, PAD_ID
 from t2t_lite.data.target_order import reversed_before_eos
-from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.decode_hparams import decode_hparams_for
 from t2t_lite.decoding.model_decoding import decode_ids, decode_length, input_widths
+from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.errors import UserError
+from t2t_lite.files.atomic_files import replacing_directory
 from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.layout import EXPORT_DIR, EXPORT_MARKER

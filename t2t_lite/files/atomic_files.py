@@ -6,10 +6,10 @@ import shutil
 
 from absl import logging
 
-from t2t_lite import writer_lock
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import read_bytes
-from t2t_lite.no_follow import new_file
+from t2t_lite.files import writer_lock
+from t2t_lite.files.file_reading import read_bytes
+from t2t_lite.files.no_follow import new_file
 
 TEMP_SUFFIX = ".incomplete"
 
@@ -64,7 +64,7 @@ def replacing_directory(path, marker, marker_text, what):
   `path` + OLD_SUFFIX, the staging directory takes its name, the old one is deleted.
   A process killed between those two renames leaves no `path`, and the next call
   first completes that swap (`_finish_interrupted_swap`), so a result is never lost.
-  The writer lock on `path` (`t2t_lite.writer_lock`) is held throughout and carried
+  The writer lock on `path` (`t2t_lite.files.writer_lock`) is held throughout and carried
   across the swap: a second process writing `path` is refused in one line.
   what: how the error names `path`, e.g. "--export_dir=DIR".
   """

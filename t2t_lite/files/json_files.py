@@ -9,12 +9,12 @@ what is wrong with it and what to do, never a JSONDecodeError or a TypeError lat
 import json
 import math
 
-from t2t_lite import file_reading
-from t2t_lite.file_reading import SMALL_FILE_BYTES, DamagedFile  # noqa: F401 (theirs too)
+from t2t_lite.files import file_reading
+from t2t_lite.files.file_reading import SMALL_FILE_BYTES, DamagedFile  # noqa: F401 (theirs too)
 
 
 def read_text(path, remedy, limit=SMALL_FILE_BYTES):
-  """The UTF-8 text of `path` (`t2t_lite.file_reading`); DamagedFile when it is not a
+  """The UTF-8 text of `path` (`t2t_lite.files.file_reading`); DamagedFile when it is not a
   regular file, larger than `limit` bytes or not UTF-8."""
   return file_reading.read_text(path, remedy=remedy, limit=limit)
 

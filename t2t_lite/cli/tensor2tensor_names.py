@@ -1,6 +1,6 @@
 """tensor2tensor's names that t2t_lite takes beside its own: every translation in this table.
 
-FLAGS           tensor2tensor's flag -> the flag of ours it sets (`t2t_lite.command_line`
+FLAGS           tensor2tensor's flag -> the flag of ours it sets (`t2t_lite.cli.command_line`
                 defines both; given with differing values they are a one-line error).
 FLAG_VALUES     our flag -> {tensor2tensor's value: the value of ours it means}.
 DECODE_HPARAMS  tensor2tensor's `--decode_hparams` name -> (its type, the DecodeHParams

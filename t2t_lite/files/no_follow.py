@@ -15,7 +15,7 @@ import errno
 import os
 
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import kind_of
+from t2t_lite.files.file_reading import kind_of
 
 
 def open_for_writing(path, flags, mode=0o644):

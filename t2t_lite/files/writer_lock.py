@@ -10,7 +10,7 @@ a second writer is refused at once with one line naming them, before it
 changes anything. The holder removes the file when it lets go; a process that
 locked a file which was removed or replaced meanwhile (the name now stands for
 another file) tries again, so taking the lock by its name is safe against both.
-The lock file is opened without following links (`t2t_lite.no_follow`): a link, a FIFO
+The lock file is opened without following links (`t2t_lite.files.no_follow`): a link, a FIFO
 or a hard link planted at its name is refused in one line, never truncated or written.
 
 `atomic_files.replacing_directory` swaps a whole directory for a new one: it
@@ -29,7 +29,7 @@ import sys
 from absl import logging
 
 from t2t_lite.errors import UserError
-from t2t_lite.no_follow import open_for_writing
+from t2t_lite.files.no_follow import open_for_writing
 
 LOCK_NAME = ".t2t_writer.lock"
 

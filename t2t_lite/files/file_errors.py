@@ -11,7 +11,7 @@ import re
 import sys
 
 from t2t_lite.errors import UserError
-from t2t_lite.file_reading import why_unreadable
+from t2t_lite.files.file_reading import why_unreadable
 
 # Causes, as the operating system words them, and what the user can do about each.
 CAUSES = {
@@ -60,7 +60,7 @@ def require_file(path, what=""):
   """UserError unless `path` is a regular file (or a link to one): "PATH: is a directory,
   not a file; pass a file" for a directory, "PATH: no such file; check the path" when
   missing, and likewise for a dangling link, a FIFO or a device
-  (`t2t_lite.file_reading.why_unreadable`). what: words before the path ("translation
+  (`t2t_lite.files.file_reading.why_unreadable`). what: words before the path ("translation
   file")."""
   reason = why_unreadable(path)
   if reason:
