@@ -88,6 +88,7 @@ def test_bfloat16_stays_bfloat16():
   assert set(np.unique(y.numpy().astype(np.float32))) <= {0.0, float(tf.cast(1 / 0.9, tf.bfloat16))}
 
 
+@pytest.mark.slow  # A process on Keras's JAX backend.
 def test_on_jax_the_same_rate_expectation_seeding_and_gradient(tmp_path):
   path = tmp_path / "outputs.npz"
   result = run([sys.executable, "-c", ON_JAX, str(ELEMENTS), str(path), *map(str, RATES)],
