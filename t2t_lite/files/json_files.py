@@ -24,15 +24,20 @@ def parse_object(text, path, remedy):
   JSON of something other than an object of fields."""
   if not text.strip():
     raise DamagedFile(path, "is empty", remedy)
+  return parse_json(text, path, remedy, dict, "an object of fields")
+
+
+def parse_json(text, path, remedy, kind, kind_text):
+  """JSON text of `path` -> its value, a `kind` (dict, list); DamagedFile when the text is
+  not JSON or holds something else ("holds a JSON ..., not `kind_text`")."""
   try:
     values = json.loads(text)
   except ValueError as error:
     raise DamagedFile(path, f"is not valid JSON ({error})", remedy) from None
   except RecursionError:
     raise DamagedFile(path, "is not valid JSON (nested too deeply)", remedy) from None
-  if not isinstance(values, dict):
-    raise DamagedFile(path, f"holds a JSON {json_type_name(values)}, not an object of fields",
-                      remedy)
+  if not isinstance(values, kind):
+    raise DamagedFile(path, f"holds a JSON {json_type_name(values)}, not {kind_text}", remedy)
   return values
 
 

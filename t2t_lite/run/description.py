@@ -24,7 +24,7 @@ from t2t_lite.data.vocabulary import read_model_file, vocab_size_of
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import copy_file_atomic, write_text_atomic
 from t2t_lite.files.file_reading import SMALL_FILE_BYTES, read_bytes, read_text
-from t2t_lite.files.json_files import DamagedFile, check_field, json_type_name, parse_object
+from t2t_lite.files.json_files import DamagedFile, check_field, parse_json, parse_object
 from t2t_lite.hparams import HParams
 from t2t_lite.models.size import check_model_fits
 from t2t_lite.run import digests
@@ -165,15 +165,7 @@ def _read_history(output_dir):
   """HISTORY_FILE's list; UserError naming it when it is not a JSON list."""
   path = os.path.join(output_dir, HISTORY_FILE)
   text = _read_run_file(output_dir, HISTORY_FILE, HISTORY_BYTES)
-  try:
-    history = json.loads(text)
-  except ValueError as error:
-    raise DamagedFile(path, f"is not valid JSON ({error})", RESTORE) from None
-  except RecursionError:
-    raise DamagedFile(path, "is not valid JSON (nested too deeply)", RESTORE) from None
-  if not isinstance(history, list):
-    raise DamagedFile(path, f"holds a JSON {json_type_name(history)}, not a list", RESTORE)
-  return history
+  return parse_json(text, path, RESTORE, list, "a list")
 
 
 def has_run(output_dir):
