@@ -5,8 +5,9 @@ test score is the figure to quote.
     python docs/chosen_figure.py OUT [--val=val] [--test=test_2016_flickr]
                                      [--tag=BLEU_lowercased_tokenized]
 
-reads the JSON scores t2t-bleu --scores_json wrote as OUT/SPLIT.CANDIDATE.bleu.json and
-writes OUT/figure.json: every candidate's val and test scores, the chosen one, and the rule
+reads the JSON scores that t2t-bleu --scores_json (or python -m t2t_lite.metrics.evalb
+--scores_json, whose tag is bracket_f1) wrote as OUT/SPLIT.CANDIDATE.scores.json and writes
+OUT/figure.json: every candidate's val and test scores, the chosen one, and the rule
 in words. docs/headline_results.json takes its test, val and rule from such a file (with
 the command, the machine and the rerun beside them).
 """
@@ -17,11 +18,11 @@ import json
 import os
 import sys
 
-SUFFIX = ".bleu.json"
+SUFFIX = ".scores.json"
 
 
 def split_scores(out_dir, split, tag):
-  """{candidate: score} of the files OUT/SPLIT.CANDIDATE.bleu.json."""
+  """{candidate: score} of the files OUT/SPLIT.CANDIDATE.scores.json."""
   scores = {}
   for path in sorted(glob.glob(os.path.join(glob.escape(out_dir), f"{split}.*{SUFFIX}"))):
     candidate = os.path.basename(path)[len(split) + 1:-len(SUFFIX)]

@@ -95,7 +95,7 @@ for SPLIT in val test_2016_flickr; do
         --decode_from_file="$MULTI30K/$SPLIT.$SOURCE" --decode_to_file="$NAME"
       echo "== $SPLIT, $MODEL checkpoint, beam $BEAM_SIZE, alpha $ALPHA"
       $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" \
-        --language="$TARGET" --scores_json="$NAME.bleu.json"
+        --language="$TARGET" --scores_json="$NAME.scores.json"
     done
   done
 done

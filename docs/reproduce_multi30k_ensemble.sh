@@ -108,7 +108,7 @@ for SPLIT in val test_2016_flickr; do
     (( RIGHT_TO_LEFT )) && WHAT="the $(( MEMBERS - RIGHT_TO_LEFT )) left-to-right seeds' $MODEL checkpoints, their beam reranked by all $MEMBERS, the $RIGHT_TO_LEFT right-to-left ones among them"
     echo "== $SPLIT, $WHAT, beam $BEAM, alpha $ALPHA"
     $BIN/t2t-bleu --translation="$NAME" --reference="$MULTI30K/$SPLIT.$TARGET" --language="$TARGET" \
-      --scores_json="$NAME.bleu.json"
+      --scores_json="$NAME.scores.json"
   done
 done
 # The figure val chose, as data (OUT/figure.json).

@@ -4,7 +4,9 @@
 #   evaluation, curves.png) -> t2t-avg-all -> t2t-decoder (greedy, and the problem's
 #   preset: beam 21, alpha 0.3, input + 300; both under the count and bracket rules, and
 #   with word leaves the copy rule; the preset once more without the bracket rule and,
-#   with word leaves, once without the copy rule) -> EVALB (COLLINS.prm) on the test files.
+#   with word leaves, once without the copy rule) -> EVALB (COLLINS.prm) on the dev and
+#   test files -> OUT/figure.json: the test F1 of the candidate dev chose
+#   (docs/chosen_figure.py).
 #
 #   docs/reproduce_parsing.sh [RUN_ROOT] [words|tags]
 #
@@ -52,7 +54,9 @@ $BIN/t2t-trainer --problem=$PROBLEM --hparams_set=transformer_parsing_small \
 $BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=5
 
 mkdir -p "$OUT"
-$BIN/python docs/ptb_split_files.py "$PTB" test "$OUT/test.words" "$OUT/test.gold"
+for SPLIT in dev test; do
+  $BIN/python docs/ptb_split_files.py "$PTB" $SPLIT "$OUT/$SPLIT.words" "$OUT/$SPLIT.gold"
+done
 for MODEL in last avg; do
   DIR=$RUN; [ "$MODEL" = avg ] && DIR=$AVG
   DECODINGS=(greedy preset); [ "$MODEL" = avg ] && DECODINGS+=(preset_no_bracket_rule)
@@ -64,12 +68,18 @@ for MODEL in last avg; do
       preset_no_bracket_rule) HPARAMS=bracket_rule=False ;;
       preset_no_copy_rule) HPARAMS=copy_rule=False ;;
     esac
-    NAME=$OUT/test.$MODEL.$DECODING
-    $BIN/t2t-decoder --output_dir="$DIR" --decode_hparams="$HPARAMS" \
-      --decode_from_file="$OUT/test.words" --decode_to_file="$NAME.trees"
-    echo "== test, $MODEL checkpoint, $DECODING decoding"
-    $BIN/python -m t2t_lite.metrics.evalb "$OUT/test.gold" "$NAME.trees" > "$NAME.evalb"
-    grep -E "^(Number of (Valid|Error) sentence|Bracketing (Recall|Precision|FMeasure)) " \
-      "$NAME.evalb" | head -6
+    for SPLIT in dev test; do
+      NAME=$OUT/$SPLIT.$MODEL.$DECODING
+      $BIN/t2t-decoder --output_dir="$DIR" --decode_hparams="$HPARAMS" \
+        --decode_from_file="$OUT/$SPLIT.words" --decode_to_file="$NAME.trees"
+      echo "== $SPLIT, $MODEL checkpoint, $DECODING decoding"
+      $BIN/python -m t2t_lite.metrics.evalb "$OUT/$SPLIT.gold" "$NAME.trees" \
+        --scores_json="$NAME.scores.json" > "$NAME.evalb"
+      grep -E "^(Number of (Valid|Error) sentence|Bracketing (Recall|Precision|FMeasure)) " \
+        "$NAME.evalb" | head -6
+    done
   done
 done
+
+# The figure to quote: the test F1 of the candidate with the best dev F1 (OUT/figure.json).
+$BIN/python docs/chosen_figure.py "$OUT" --val=dev --test=test --tag=bracket_f1

@@ -17,7 +17,7 @@ TAG = "BLEU_lowercased_tokenized"
 
 
 def write_scores(out_dir, split, candidate, score):
-  path = out_dir / f"{split}.{candidate}.bleu.json"
+  path = out_dir / f"{split}.{candidate}.scores.json"
   path.write_text(json.dumps({TAG: {"score": score, "signature": "s"}}), encoding="utf-8")
 
 
@@ -43,6 +43,6 @@ def test_without_both_splits_the_script_says_so_in_one_line(tmp_path):
                            str(tmp_path)], capture_output=True, text=True)
   assert result.returncode == 2
   assert result.stderr.strip() == (f"chosen_figure.py: error: {tmp_path}: no candidate scored "
-                                   f"on both val and test_2016_flickr (files val.NAME.bleu.json "
-                                   f"and test_2016_flickr.NAME.bleu.json)")
+                                   f"on both val and test_2016_flickr (files val.NAME.scores.json "
+                                   f"and test_2016_flickr.NAME.scores.json)")
   assert not (tmp_path / "figure.json").exists()

@@ -1,6 +1,7 @@
 """EVALB-compatible scoring: the golden sample, parameter files, hand-made cases, the command."""
 
 import dataclasses
+import json
 import os
 import sys
 
@@ -197,6 +198,23 @@ def test_command_prints_the_report(shared_data, capsys):
   assert out.splitlines()[3] == read_lines(sample_path(shared_data, "sample.rsl"))[3]
   assert "Bracketing FMeasure       =  89.12" in out
   assert err.splitlines()[0] == "12 : Words unmatch (is|was)"
+
+
+def test_command_writes_the_f_measure_as_data(shared_data, tmp_path, capsys):
+  """--scores_json: the report's F-measure of all sentences, as docs/chosen_figure.py reads
+  it; pointed at an input, it is refused and the input kept."""
+  paths = [sample_path(shared_data, name) for name in ("sample.gld", "sample.tst")]
+  scores = tmp_path / "dev.avg.preset.scores.json"
+  assert main(["-p", sample_path(shared_data, "sample.prm"), f"--scores_json={scores}"]
+              + paths) == 0
+  figure = json.loads(scores.read_text())["bracket_f1"]
+  assert figure["score"] == 89.12 and "sample.prm" in figure["signature"]
+  capsys.readouterr()
+  gold = tmp_path / "gold.txt"
+  gold.write_text(GOLD + "\n")
+  assert main([f"--scores_json={gold}", str(gold), str(gold)]) == 2
+  assert len(capsys.readouterr().err.splitlines()) == 1
+  assert gold.read_text() == GOLD + "\n"
 
 
 def test_command_overrides_cutoff_and_max_error(tmp_path, capsys):

@@ -4,7 +4,10 @@
     result.all.f1, result.short.f1     # all sentences; those of length <= CUTOFF_LEN
     print(format_report(result))       # the table and summary EVALB prints
 
-    python -m t2t_lite.metrics.evalb -p COLLINS.prm gold.txt test.txt
+    python -m t2t_lite.metrics.evalb -p COLLINS.prm gold.txt test.txt [--scores_json=F]
+
+--scores_json also writes the summary's F-measure as data, in t2t-bleu --scores_json's
+form: {"bracket_f1": {"score": 89.12, "signature": "..."}} (all sentences).
 
 Line i of the gold and of the test file is sentence i, one bracketed tree, e.g.
 `(S (NP (DT The) (NN cat)) (VP (VBD sat)))`. How a sentence is scored:
@@ -30,6 +33,7 @@ over 200 words) the sentence is an error here, its numbers all 0.
 
 import argparse
 import dataclasses
+import json
 import re
 import sys
 
@@ -43,6 +47,7 @@ from t2t_lite.metrics.evalb_report import (ERROR, OK, SKIP, CorpusResult, Senten
 __all__ = ["COLLINS", "EvalbParams", "read_params", "OK", "ERROR", "SKIP", "SentenceResult",
            "Totals", "CorpusResult", "score_sentence", "score_corpus", "format_report", "main"]
 
+F1_TAG = "bracket_f1"  # --scores_json's key.
 QUOTE_WORDS = ("'", '"', "/")   # The words QUOTE_LABEL applies to, as in evalb.c.
 
 
@@ -242,6 +247,8 @@ def main(argv=None):
                       help="length limit of the second summary (overrides CUTOFF_LEN)")
   parser.add_argument("--no-fmeasure", action="store_true",
                       help="leave out the F-measure lines (EVALB's layout before 2006)")
+  parser.add_argument("--scores_json", metavar="FILE",
+                      help="also write the F-measure of all sentences to FILE as JSON")
   parser.add_argument("gold", help="gold trees, one per line")
   parser.add_argument("test", help="test trees, one per line")
   args = parser.parse_args(argv)
@@ -252,6 +259,11 @@ def main(argv=None):
     if any(value < 0 for value in overrides.values()):
       raise UserError("-e and -c take a number of 0 or more")
     params = dataclasses.replace(params, **overrides)
+    if args.scores_json:
+      from t2t_lite import quiet
+      quiet.import_tensorflow()  # Before the guard's imports load it with its chatter.
+      from t2t_lite.output_paths import check_output_file
+      check_output_file(args.scores_json, "--scores_json", [args.gold, args.test])
     result = score_corpus(list(read_lines(args.gold, "gold file")),
                           list(read_lines(args.test, "test file")), params)
   except UserError as error:
@@ -260,6 +272,11 @@ def main(argv=None):
   for message in result.messages:
     print(message, file=sys.stderr)
   sys.stdout.write(format_report(result, fmeasure=not args.no_fmeasure))
+  if args.scores_json:
+    from t2t_lite.files.atomic_files import write_text_atomic
+    write_text_atomic(args.scores_json, json.dumps(
+        {F1_TAG: {"score": round(result.all.f1, 2),
+                  "signature": f"EVALB, {args.params or 'COLLINS.prm'}, all sentences"}}))
   return 0
 
 
