@@ -11,6 +11,10 @@ import http.client
 import json
 import threading
 
+from built_once import built_once
+from commands import call as call_command
+from tiny_runs import TINY_SERVING, tiny_run, tiny_text
+
 from t2t_lite.serving.batching import Batcher, BatchingSettings
 from t2t_lite.serving.metrics import parse
 from t2t_lite.serving.page import page_html
@@ -18,11 +22,28 @@ from t2t_lite.serving.predict_body import Limits
 from t2t_lite.serving.rest_api import ServerState, make_app
 
 TIMEOUT = 120  # Seconds: far above any answer's time here; reached only by a hang.
+# What the tests send: sentences like the tiny run's, and a blank one.
+SENTENCES = [line.split("\t")[0] for line in tiny_text(5, offset=3000).splitlines()]
 # A sentence's scores decoded in batches of other sizes: float32 sums of log-probabilities
 # whose matmuls block differently by batch size, equal up to round-off (about 1e-7 of each
 # of some hundred terms of magnitude <= 10 here: 1e-4 of the score), not bit for bit; its
 # texts are equal.
 SCORE_TOLERANCE = 1e-4
+
+
+def decoder_lines(tmp_path_factory):
+  """t2t-decoder's output lines for SENTENCES and a blank line, with the tiny run and
+  TINY_SERVING's decoding (two hypotheses a line, tab-separated), decoded once per test
+  run."""
+  def decode(work):
+    _, output_dir = tiny_run(tmp_path_factory)
+    source = work / "source.en"
+    source.write_text("".join(line + "\n" for line in SENTENCES + [""]), encoding="utf-8")
+    decoded = call_command("t2t-decoder", f"--output_dir={output_dir}",
+                           f"--decode_from_file={source}", f"--decode_hparams={TINY_SERVING}")
+    assert decoded.returncode == 0, decoded.stderr[-3000:]
+    return decoded.stdout.split("\n")[:-1]
+  return built_once(tmp_path_factory, "tiny_decoder_lines", decode)
 
 
 def same_answers(got, expected):

@@ -9,25 +9,20 @@ import time
 
 import pytest
 
-from commands import call as call_command
-from serving_servers import Held, ServerThread, same_answers
+from serving_servers import SENTENCES, Held, ServerThread, decoder_lines, same_answers
 from t2t_lite.serving.batching import BatchingSettings
 from t2t_lite.serving.predict_body import Limits
 from t2t_lite.serving.saved_model_served import ServedSavedModel
-from t2t_lite.serving.served_model import warm_up
-from tiny_runs import TINY_SERVING, tiny_export, tiny_text
+from tiny_runs import tiny_export
 
-SENTENCES = [line.split("\t")[0] for line in tiny_text(5, offset=3000).splitlines()]
 LONG = 60_000_000  # A batch timeout (microseconds) no test waits for.
 
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-  """(the tiny run, its SavedModel served and warmed up)."""
+  """(the tiny run, its SavedModel served)."""
   output_dir, export_dir = tiny_export(tmp_path_factory)
-  served = ServedSavedModel(export_dir, 1)
-  warm_up(served)
-  return output_dir, served
+  return output_dir, ServedSavedModel(export_dir, 1)
 
 
 def alone(served, sentence):
@@ -77,21 +72,14 @@ def test_status_metadata_and_predictions_in_both_formats(exported):
       assert status == 200 and same_answers(same["predictions"], answer["predictions"][:1])
 
 
-def test_the_answers_are_t2t_decoders_lines(exported, tmp_path):
-  output_dir, served = exported
-  lines = SENTENCES + ["", "the number 12345 is here " * 3]
-  source = tmp_path / "source.en"
-  source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-  decoded = call_command("t2t-decoder", f"--output_dir={output_dir}",
-                         f"--decode_from_file={source}", f"--decode_hparams={TINY_SERVING}")
-  assert decoded.returncode == 0, decoded.stderr[-3000:]
+def test_the_answers_are_t2t_decoders_lines(exported, tmp_path_factory):
+  _, served = exported
+  lines = decoder_lines(tmp_path_factory)
   with ServerThread(served) as server:
-    status, answer = server.predict(lines)
+    status, answer = server.predict(SENTENCES + [""])
   assert status == 200
-  for line, prediction in zip(decoded.stdout.split("\n"), answer["predictions"]):
-    assert prediction["translations"] == line.split("\t")[0]  # n_best=2: two per line.
-    if line:
-      assert "\t".join(prediction["n_best"]) == line
+  assert ["\t".join(p["n_best"]) for p in answer["predictions"][:-1]] == lines[:-1]
+  assert answer["predictions"][-1]["translations"] == lines[-1] == ""  # Blank stays blank.
 
 
 def test_concurrent_requests_are_answered_in_one_search(exported):

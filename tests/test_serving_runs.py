@@ -11,36 +11,27 @@ import tempfile
 
 import pytest
 
-from commands import call as call_command
-from serving_servers import ServerThread
+from serving_servers import SENTENCES, ServerThread, decoder_lines
 from t2t_lite.serving.run_served import ServedRuns
-from t2t_lite.serving.served_model import warm_up
-from tiny_runs import TINY_SERVING, tiny_run, tiny_text
+from tiny_runs import TINY_SERVING, tiny_run
 
-SENTENCES = [line.split("\t")[0] for line in tiny_text(4, offset=4000).splitlines()]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
 def served_run(tmp_path_factory):
-  """(the tiny run, served with TINY_SERVING's decoding and warmed up)."""
+  """(the tiny run, served with TINY_SERVING's decoding)."""
   _, output_dir = tiny_run(tmp_path_factory)
-  served = ServedRuns(output_dir, None, TINY_SERVING, max_batch_size=8)
-  warm_up(served)
-  return output_dir, served
+  return output_dir, ServedRuns(output_dir, None, TINY_SERVING, max_batch_size=8)
 
 
-def test_a_run_directory_answers_t2t_decoders_lines_and_draws_attention(served_run, tmp_path):
-  output_dir, served = served_run
-  source = tmp_path / "source.en"
-  source.write_text("".join(line + "\n" for line in SENTENCES + [""]), encoding="utf-8")
-  decoded = call_command("t2t-decoder", f"--output_dir={output_dir}",
-                         f"--decode_from_file={source}", f"--decode_hparams={TINY_SERVING}")
-  assert decoded.returncode == 0, decoded.stderr[-3000:]
+def test_a_run_directory_answers_t2t_decoders_lines_and_draws_attention(served_run,
+                                                                       tmp_path_factory):
+  _, served = served_run
+  lines = decoder_lines(tmp_path_factory)
   with ServerThread(served) as server:
     status, answer = server.predict(SENTENCES + [""])
     assert status == 200
-    lines = decoded.stdout.split("\n")[:-1]
     assert ["\t".join(p["n_best"]) for p in answer["predictions"][:-1]] == lines[:-1]
     assert answer["predictions"][-1]["translations"] == lines[-1] == ""
     status, _, drawn = server.call("POST", "/page/attention", {
