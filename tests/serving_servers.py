@@ -94,6 +94,7 @@ class ServerThread:
     self.state.draining = True
     await site.stop()
     if self.loaded:
+      self.state.batcher.drain()
       await self.state.batcher.idle()
       await self.state.batcher.close()
     await runner.cleanup()

@@ -60,7 +60,7 @@ def test_the_newest_version_is_served_and_sigterm_answers_every_accepted_request
   os.symlink(export_dir, base / "2")
   process = start([sys.executable, "-m", "t2t_lite.bin.t2t_serve", f"--model_base_path={base}",
                    "--port=0", "--model_name=tiny", "--max_batch_size=8",
-                   "--batch_timeout_micros=3000000"], merge_stderr=True)
+                   "--batch_timeout_micros=600000000"], merge_stderr=True)
   try:
     port = int(read_until(process, r"listening on http://127\.0\.0\.1:(\d+)/").group(1))
     read_until(process, r'model "tiny" version 2 is AVAILABLE')
@@ -74,7 +74,7 @@ def test_the_newest_version_is_served_and_sigterm_answers_every_accepted_request
       answers = [pool.submit(request) for request in predict]
       deadline = time.monotonic() + 60
       while parse(http_call(port, "GET", "/monitoring/prometheus/metrics")[2])[
-          "t2t_serve_queue_sentences"] < len(SENTENCES):  # Accepted, waiting for the batch.
+          "t2t_serve_queue_sentences"] < len(SENTENCES):  # Accepted, waiting to fill a batch.
         assert time.monotonic() < deadline
         time.sleep(0.02)
       process.send_signal(signal.SIGTERM)

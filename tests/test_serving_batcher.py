@@ -139,3 +139,13 @@ def test_the_sentences_of_a_caller_that_left_are_not_decoded():
     assert await asyncio.gather(first, kept) == [["FIRST"], ["KEPT"]]
     assert recorder.batches == [["first"], ["kept"]]
   run(test, max_batch_size=4, batch_timeout_micros=0)
+
+
+def test_a_draining_batcher_decodes_what_waits_without_waiting_to_fill():
+  async def test(batcher, recorder):
+    waiting = submit(batcher, "last")
+    await asyncio.sleep(0.01)
+    assert not recorder.batches  # Waits for a full batch ...
+    batcher.drain()  # ... until the server stops: then it goes at once.
+    assert await waiting == ["LAST"]
+  run(test, max_batch_size=8, batch_timeout_micros=LONG)

@@ -3,6 +3,7 @@ gathered into searches, sorted by length as t2t-decoder sorts them.
 
     batcher = Batcher(decode, BatchingSettings(max_batch_size=32), metrics)
     outputs = await batcher.submit(sentences, lengths)   # one output per sentence, in order
+    batcher.drain()                                       # no more waiting for full batches
     await batcher.idle()                                  # every accepted sentence answered
 
 `decode(sentences) -> [output per sentence]` runs in one of `num_batch_threads` threads.
@@ -95,6 +96,7 @@ class Batcher:
         settings.num_batch_threads, thread_name_prefix="batch")
     self._decoding = set()  # asyncio.Tasks of the batches being decoded.
     self._batch_seconds = None  # A running mean of a batch's decoding time.
+    self._draining = False  # Set by `drain`: batches go without waiting to fill.
     self._dispatcher = asyncio.ensure_future(self._dispatch())
 
   @property
@@ -125,6 +127,12 @@ class Batcher:
     if failed:
       raise failed[0]
     return results
+
+  def drain(self):
+    """From now on, a free thread decodes what waits at once (the server is stopping: no
+    more sentences will come to fill a batch)."""
+    self._draining = True
+    self._changed.set()
 
   async def idle(self):
     """Returns once no sentence waits and no batch is being decoded."""
@@ -168,7 +176,8 @@ class Batcher:
       if self._pending:
         deadline = self._pending[0].arrival + settings.batch_timeout_micros / 1e6
         timeout = deadline - time.monotonic()
-        if len(self._pending) >= settings.max_batch_size or timeout <= 0:
+        if (len(self._pending) >= settings.max_batch_size or timeout <= 0
+            or self._draining):
           pending = list(self._pending)
           self._pending.clear()
           self._ready.extend([pending[k] for k in batch] for batch in batches_by_length(

@@ -8,8 +8,8 @@ thread, and the status turns AVAILABLE only then. A model that fails to load sto
 server with its one-line error (a UserError, exit status 2).
 
 SIGTERM (or SIGINT) stops accepting: the listening socket closes, a request that still
-arrives on an open connection gets 503; every request already accepted is answered; then
-the process exits 0.
+arrives on an open connection gets 503; every request already accepted is answered (its
+batch goes at once, without waiting to fill); then the process exits 0.
 """
 
 import asyncio
@@ -85,6 +85,8 @@ async def _serve(config, out):
     state.draining = True
     await site.stop()
     _say(out, "stopping: no longer listening; answering the requests already accepted")
+    if state.batcher is not None:
+      state.batcher.drain()  # No batch waits to fill: no more sentences will come.
     while state.in_flight:
       await asyncio.sleep(0.01)
     if state.batcher is not None:
