@@ -14,7 +14,9 @@ test_2016_flickr English, the first --sentences, every row on the same ones.
                 of a sentence decoded alone, which one client's is compared with;
   clients:      1, 8 and 64 clients, each sending one sentence and the next once answered,
                 for --seconds each (aiohttp's client): sentences/s, latency percentiles,
-                errors, the server's peak resident memory (VmHWM) after the row;
+                errors, the server's peak resident memory (VmHWM) after the row; then 64
+                clients once more against t2t-serve --output_dir=RUN, the run served by
+                t2t-decoder's own Translator instead of the SavedModel;
   overload:     requests sent at 4x the 64-client rate for --overload_seconds without
                 waiting for answers: how many got 200 and 503, every 200 checked against
                 t2t-decoder's line, the server's resident memory over time, and a request
@@ -118,14 +120,17 @@ def offline_rows(run_dir, export_dir, ct2_dir, sentences):
   return rows, alone, rows["t2t-decoder, batch 32 (offline)"][1]
 
 
-class Server:
-  """t2t-serve serving `export_dir` in a process of its own, on a free loopback port."""
+SERVER_FLAGS = (f"--max_batch_size={BATCH_SIZE}", "--batch_timeout_micros=1000",
+                "--max_enqueued_batches=8", "--num_batch_threads=1")
 
-  def __init__(self, export_dir):
+
+class Server:
+  """t2t-serve serving `what` (--model_base_path=... or --output_dir=...) in a process of
+  its own, on a free loopback port."""
+
+  def __init__(self, what):
     self.process = subprocess.Popen(
-        [sys.executable, "-m", "t2t_lite.bin.t2t_serve", f"--model_base_path={export_dir}",
-         "--port=0", f"--max_batch_size={BATCH_SIZE}", "--batch_timeout_micros=1000",
-         "--max_enqueued_batches=8", "--num_batch_threads=1"],
+        [sys.executable, "-m", "t2t_lite.bin.t2t_serve", what, "--port=0", *SERVER_FLAGS],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     port = None
     for line in self.process.stdout:
@@ -166,9 +171,9 @@ async def post(session, url, sentence):
 
 async def clients_row(url, sentences, clients, seconds):
   """`clients` closed-loop clients for `seconds` -> (sentences/s, latencies, errors
-  Counter, {index: translation})."""
+  Counter, [(sentence index, translation)] of the answers)."""
   import aiohttp
-  latencies, errors, answers = [], collections.Counter(), {}
+  latencies, errors, answers = [], collections.Counter(), []
   order = itertools.cycle(range(len(sentences)))
   async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
     deadline = time.perf_counter() + seconds
@@ -183,7 +188,7 @@ async def clients_row(url, sentences, clients, seconds):
           continue
         if status == 200:
           latencies.append(took)
-          answers[index] = translation
+          answers.append((index, translation))
         else:
           errors[status] += 1
     start = time.perf_counter()
@@ -244,7 +249,7 @@ def run(args):
     export_dir = export_run(run_dir, os.path.join(work, "serving"))
     ct2_dir = export_ctranslate2(run_dir, os.path.join(work, "ctranslate2"))
     offline, alone, expected = offline_rows(run_dir, export_dir, ct2_dir, sentences)
-    server = Server(export_dir)
+    server = Server(f"--model_base_path={export_dir}")
     try:
       asyncio.run(clients_row(server.url, sentences[:20], 4, 5))  # Warm-up.
       served = {}
@@ -257,6 +262,15 @@ def run(args):
                                         args.overload_seconds))
     finally:
       exit_status = server.stop()
+    server = Server(f"--output_dir={run_dir}")  # t2t-decoder's own Translator, served.
+    try:
+      asyncio.run(clients_row(server.url, sentences[:20], 4, 5))
+      many = CLIENTS[-1]
+      served[f"{many}, run directory"] = asyncio.run(clients_row(server.url, sentences, many,
+                                                                 args.seconds))
+      served[f"{many}, run directory"] += (server.memory()[1],)
+    finally:
+      server.stop()
   load_after = os.getloadavg()
   return tables(args, run_dir, sentences, offline, alone, expected, served, overloaded, rate,
                 exit_status, (load_before, load_after))
@@ -267,19 +281,20 @@ def tables(args, run_dir, sentences, offline, alone, expected, served, overloade
   reference = offline["t2t-decoder, batch 32 (offline)"][0]
   alone_p50 = statistics.median(alone)
 
-  def same(outputs):
-    pairs = [(outputs[i], expected[i]) for i in (outputs if isinstance(outputs, dict)
-                                                  else range(len(outputs)))]
-    return f"{sum(a == b for a, b in pairs) / max(1, len(pairs)):.1%}"
+  def same(answers):
+    """The share of (sentence index, translation) pairs that are t2t-decoder's line."""
+    return f"{sum(text == expected[i] for i, text in answers) / max(1, len(answers)):.1%}"
 
   ms = lambda seconds: f"{seconds * 1000:,.0f}"  # noqa: E731
   rows = [[name, f"{speed:,.1f}", report.ratio(1 / speed, 1 / reference), "", "", "", "", "",
-           same(outputs)] for name, (speed, outputs) in offline.items()]
+           same(list(enumerate(outputs)))] for name, (speed, outputs) in offline.items()]
   rows.append(["SavedModel, one sentence alone", f"{1 / statistics.mean(alone):,.1f}",
                report.ratio(statistics.mean(alone), 1 / reference), ms(alone_p50),
                ms(percentile(alone, 0.95)), ms(percentile(alone, 0.99)), "", "", ""])
   for clients, (speed, latencies, errors, answers, peak) in served.items():
-    rows.append([f"t2t-serve, {clients} client{'s' if clients > 1 else ''}", f"{speed:,.1f}",
+    name = (f"t2t-serve, {clients} client{'s' if clients != 1 else ''}" if clients in CLIENTS
+            else f"t2t-serve --output_dir (the run itself), {CLIENTS[-1]} clients")
+    rows.append([name, f"{speed:,.1f}",
                  report.ratio(1 / speed, 1 / reference), ms(percentile(latencies, 0.5)),
                  ms(percentile(latencies, 0.95)), ms(percentile(latencies, 0.99)),
                  str(sum(errors.values())), report.gib(peak), same(answers)])
