@@ -1,6 +1,6 @@
 """t2t-serve serving a run directory (t2t-decoder's Translator, loaded once) and a CTranslate2
-export: t2t-decoder's lines with their n-best, attention maps for the page, and the page
-itself in a real headless browser."""
+export: t2t-decoder's lines with their n-best, attention maps for the page (none for the
+export, and why), and the page itself in a real headless browser."""
 
 import base64
 import html
@@ -44,21 +44,25 @@ def test_a_run_directory_answers_t2t_decoders_lines_and_draws_attention(served_r
   assert all(base64.b64decode(m["png"]).startswith(PNG) for m in drawn["maps"])
 
 
-def test_a_ctranslate2_export_is_served_greedy_as_t2t_decoder(served_run, tmp_path):
+def test_a_ctranslate2_export_is_served_with_its_n_best(tmp_path_factory, tmp_path):
+  """(That CTranslate2 decodes greedily as t2t-decoder does, through the same
+  ServedCTranslate2: test_export_ctranslate2.py.)"""
   pytest.importorskip("ctranslate2", reason="the ctranslate2 package is not installed "
                       "(pip install t2t_lite[ctranslate2])")
   from t2t_lite.export.ctranslate2 import export_ctranslate2
-  from t2t_lite.run import Run
   from t2t_lite.serving.ctranslate2_served import ServedCTranslate2
-  output_dir, _ = served_run
+  _, output_dir = tiny_run(tmp_path_factory)
   export_dir = export_ctranslate2(output_dir, str(tmp_path / "ct2"))
-  served = ServedCTranslate2.from_flags(export_dir, 1, "beam_size=1", 0.4, 8, 1)
-  expected = Run.open(output_dir).translate(SENTENCES, decode_hparams="beam_size=1")
+  served = ServedCTranslate2.from_flags(export_dir, 1, "beam_size=3,n_best=2", 0.4, 8, 1)
   with ServerThread(served) as server:
-    status, answer = server.predict(SENTENCES)
-    assert [p["translations"] for p in answer["predictions"]] == expected
+    status, answer = server.predict(SENTENCES + [""])
     _, _, drawn = server.call("POST", "/page/attention",
-                              {"sentence": SENTENCES[0], "target": expected[0] or "x"})
+                              {"sentence": SENTENCES[0], "target": "die"})
+  assert status == 200
+  assert [p["translations"] for p in answer["predictions"]] == [
+      output["translations"] for output in served.decode(SENTENCES + [""])]
+  assert all(len(p["n_best"]) == 2 for p in answer["predictions"])
+  assert answer["predictions"][-1]["translations"] == ""
   assert "a CTranslate2 export holds its own copy of the weights" in drawn["unavailable"]
 
 
