@@ -39,6 +39,7 @@ setup(
     python_requires=">=3.10,<3.14",
     packages=find_packages(include=["t2t_lite", "t2t_lite.*"]) + [
         "t2t_lite.problems", "t2t_lite.hparams_sets", "t2t_lite.bin"],
+    package_data={"t2t_lite.serving": ["page.html"]},  # t2t-serve's page at /.
     # Never top-level `problems` or `hparams` modules in site-packages.
     package_dir={
         "t2t_lite.problems": "problems",
@@ -61,12 +62,15 @@ setup(
     extras_require={"test": ["pytest>=8,<10", "pytest-xdist>=3.8,<4", "jax[cpu]>=0.4.34",
                              "hypothesis>=6.100,<7",  # tests/test_fuzz_inputs.py.
                              "ctranslate2>=4,<5",
+                             "aiohttp>=3.9,<4",  # t2t-serve, and its tests' client.
                              # make docs; its strict build is a test.
                              "mkdocs>=1.6,<2", "mkdocs-material>=9.5,<10"],
                     # GPUs: TensorFlow's own extra, which brings the CUDA libraries it opens.
                     "gpu": ["tensorflow[and-cuda]>=2.21,<2.22"],
                     # t2t-exporter --export_format=ctranslate2.
                     "ctranslate2": ["ctranslate2>=4,<5"],
+                    # t2t-serve: TensorFlow Serving's REST API (server and client in one).
+                    "serve": ["aiohttp>=3.9,<4"],
                     # Peers of the benchmarks in bench/ (make bench); never needed otherwise.
                     "bench": ["torch==2.13.0", "keras-hub>=0.20,<1"]},
     entry_points={
@@ -81,6 +85,7 @@ setup(
             "t2t-avg-all=t2t_lite.bin.t2t_avg_all:run",
             "t2t-bleu=t2t_lite.bin.t2t_bleu:run",
             "t2t-visualize=t2t_lite.bin.t2t_visualize:run",
+            "t2t-serve=t2t_lite.bin.t2t_serve:run",
         ],
     },
 )

@@ -93,30 +93,15 @@ def translator(name, run_dir, checkpoint, directory, beam_size, length_penalty, 
 def ctranslate2_translator(export_dir, compute_type, beam_size, length_penalty, threads,
                            extra_length=50):
   """The README's use of an export: SentencePiece pieces in, CTranslate2's beam search, text
-  out. Each sentence may emit its input length (EOS included) + extra_length - 1 tokens before
-  EOS, t2t-decoder's limit: CTranslate2 takes one max_decoding_length per call, so sentences
-  of one length go together (batches of up to BATCH_SIZE)."""
-  import ctranslate2
-  import sentencepiece
-  pieces = sentencepiece.SentencePieceProcessor(
-      model_file=os.path.join(export_dir, "sentencepiece.model"))
-  model = ctranslate2.Translator(export_dir, device="cpu", compute_type=compute_type,
-                                 intra_threads=threads, inter_threads=1)
-
-  def translate(lines):
-    sources = pieces.encode(lines, out_type=str)
-    by_length = {}
-    for index, source in enumerate(sources):
-      by_length.setdefault(len(source), []).append(index)
-    outputs = [None] * len(lines)
-    for length, indices in by_length.items():
-      results = model.translate_batch(
-          [sources[i] for i in indices], max_batch_size=BATCH_SIZE, beam_size=beam_size,
-          length_penalty=length_penalty, max_decoding_length=length + extra_length)
-      for index, result in zip(indices, results):
-        outputs[index] = pieces.decode(result.hypotheses[0])
-    return outputs
-  return translate
+  out, in batches of up to BATCH_SIZE, with t2t-decoder's limit on each sentence's length
+  (t2t-serve's way: t2t_lite.serving.ctranslate2_served)."""
+  from t2t_lite.decoding.decode_hparams import DecodeHParams
+  from t2t_lite.serving.ctranslate2_served import ServedCTranslate2
+  served = ServedCTranslate2(export_dir, settings=DecodeHParams(beam_size=beam_size,
+                                                                extra_length=extra_length),
+                             length_penalty=length_penalty, compute_type=compute_type,
+                             batch_size=BATCH_SIZE, threads=threads)
+  return lambda lines: [output["translations"] for output in served.decode(lines)]
 
 
 def memory_case(name, args):

@@ -20,6 +20,9 @@ DATA = os.path.join("docs", "benchmarks.json")
 SAME_PROCESS = "every implementation in one process, timed in turn"
 OWN_PROCESS = "each framework in a process of its own, one after another"
 NO_PEERS = "none (t2t_lite's own parts against each other)"
+SERVER_PROCESS = ("t2t-serve in a process of its own under a load generator in the "
+                  "benchmark's process; the offline decoders in the benchmark's process, "
+                  "one after another")
 XLA_SECTION = ("XLA on vs off", "The same measurements as the tables above, side by side. "
                "t2t-trainer turns XLA on by default on GPUs only.")
 
@@ -90,7 +93,7 @@ def markdown(sections):
            "tables give medians over repetitions and ratios of medians, oriented so that",
            "above 1 means t2t_lite is faster (or smaller). docs/benchmarks.json holds the",
            "same tables as data; `python -m bench` writes both.", "",
-           "Reproduce every section (on 2 cores, about 25 minutes), or some of them:", "",
+           "Reproduce every section (on 2 cores, about 40 minutes), or some of them:", "",
            "<!-- illustrative: the benchmarks take tens of minutes and need the bench extra "
            "(PyTorch, keras-hub) -->",
            "```", "make bench    # or: .venv/bin/python -m bench [--only=training_throughput]",

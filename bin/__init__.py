@@ -7,5 +7,6 @@
   t2t_avg_all.py    t2t-avg-all: the last N checkpoints of a run averaged into one.
   t2t_bleu.py       t2t-bleu: a translation file scored against reference files.
   t2t_visualize.py  t2t-visualize: every attention head on one sentence, as heat maps.
+  t2t_serve.py      t2t-serve: a model served over TensorFlow Serving's REST API, batched.
   common.py         what every command shares: quiet TensorFlow, registries, one-line errors.
 """

@@ -15,7 +15,7 @@ from t2t_lite.data.text_files import read_lines, read_parallel_files
 from t2t_lite.files.file_errors import require_file
 from t2t_lite.metrics.bleu_dir import MAX_STEP, score_translations_dir
 from t2t_lite.problems import translate_multi30k
-from tiny_runs import tiny_run
+from tiny_runs import tiny_export, tiny_run
 
 
 def write_lines(path, count):
@@ -126,11 +126,9 @@ def test_invalid_utf8_is_refused_by_the_served_graph():
 
 
 @pytest.mark.slow
-def test_the_exported_model_refuses_invalid_utf8(tmp_path_factory, tmp_path):
+def test_the_exported_model_refuses_invalid_utf8(tmp_path_factory):
   import tensorflow as tf
-  from t2t_lite.export.saved_model import export_run
-  _, output_dir = tiny_run(tmp_path_factory)
-  export_dir = export_run(output_dir, str(tmp_path / "export"))
+  _, export_dir = tiny_export(tmp_path_factory)
   serve = tf.saved_model.load(export_dir).signatures["serving_default"]
   assert serve(sentences=tf.constant(["the number 3 is here"]))["translations"].shape == [1]
   with pytest.raises(tf.errors.InvalidArgumentError, match="is not valid UTF-8 text"):

@@ -8,6 +8,8 @@ from built_once import built_once
 from t2t_lite.data.problem import Sources
 
 TINY_HPARAMS = "batch_size=256,max_length=32"
+# The tiny export's decoding (tiny_export): short searches, two hypotheses per sentence.
+TINY_SERVING = "beam_size=2,n_best=2,extra_length=8"
 
 
 def tiny_text(lines=200, offset=0):
@@ -52,6 +54,17 @@ def tiny_run(tmp_path_factory):
     tiny_train(data_dir, output_dir)
     return [data_dir, output_dir]
   return tuple(built_once(tmp_path_factory, "tiny_run", build))
+
+
+def tiny_export(tmp_path_factory):
+  """(output_dir, export_dir): the tiny run and its SavedModel, exported once per test run
+  with TINY_SERVING's decoding."""
+  def build(work):
+    from t2t_lite.export.saved_model import export_run
+    _, output_dir = tiny_run(tmp_path_factory)
+    return [output_dir, export_run(output_dir, str(work / "export"),
+                                   decode_hparams=TINY_SERVING)]
+  return tuple(built_once(tmp_path_factory, "tiny_export", build))
 
 
 def copy_run(output_dir, target):

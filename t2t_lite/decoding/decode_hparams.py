@@ -78,8 +78,12 @@ def decode_hparams_for(problem, decode_hparams=""):
   """The `DecodeHParams` of `problem`: its decoding defaults (beam, alpha, extra length) with
   the overrides of `decode_hparams` ("beam_size=4,alpha=0.6", as the flag takes them)."""
   defaults = problem.decode_defaults
-  base = DecodeHParams(beam_size=defaults.beam_size, alpha=defaults.alpha,
-                       extra_length=defaults.extra_length)
+  return overridden(DecodeHParams(beam_size=defaults.beam_size, alpha=defaults.alpha,
+                                  extra_length=defaults.extra_length), decode_hparams)
+
+
+def overridden(base, decode_hparams):
+  """`base` (DecodeHParams) with the overrides of `decode_hparams` (as the flag takes them)."""
   values = parse_overrides(decode_hparams, _TENSOR2TENSOR_NAMES, flag=FLAG)
   return dataclasses.replace(base, **_fields_of_tensor2tensor_names(values, base))
 

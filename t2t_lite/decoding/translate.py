@@ -12,10 +12,10 @@ Rules, whatever the input holds:
 - an empty (or whitespace-only) line gives an empty line, without decoding;
 - a line longer than `max_input_length` tokens (default: the model's
   `max_length`) is truncated to it, with a warning naming the line;
-- inputs are sorted by length into batches of `batch_size` sentences, padded
-  to one of few widths (`input_widths`: each new width is a trace, seconds on
-  a CPU), and restored to their order; several local GPUs decode batches side
-  by side;
+- inputs are sorted by length into batches of `batch_size` sentences
+  (`batches_by_length`, which t2t-serve's batches share), padded to one of few widths
+  (`input_widths`: each new width is a trace, seconds on a CPU), and restored to their
+  order; several local GPUs decode batches side by side;
 - targets of a form with a count rule (parsing: one leaf per source word) decode
   under it unless the settings say `count_rule=False` (token_counts.py), and with a
   bracket rule (parsing: well-formed trees) under that too unless they say
@@ -49,12 +49,22 @@ from t2t_lite.progress_line import ProgressLine
 from t2t_lite.strategy import uses_gpu
 
 
+def batches_by_length(lengths, batch_size):
+  """Each sentence's length -> batches of at most `batch_size` sentence indices, shortest
+  sentences first (a stable sort: equal lengths keep their order), as t2t-decoder decodes
+  them: each batch pads to its longest sentence, so similar lengths waste little."""
+  order = sorted(range(len(lengths)), key=lengths.__getitem__)
+  return [order[k:k + batch_size] for k in range(0, len(order), batch_size)]
+
+
 class Translation(typing.NamedTuple):
   """What `Translator.translation` gives back."""
   lines: list     # One output line per input line, in order.
   decoded: int    # How many lines were decoded (the non-empty ones).
   repaired: int   # How many of their best outputs the target form had to repair.
   malformations: collections.Counter  # {what was repaired: in how many best outputs}.
+  n_best: tuple = ()  # Per input line, its n_best (output text, score) pairs as ranked in
+                     # its line ([] for a blank line).
 
   def repair_line(self):
     """E.g. "3 of 237 decoded lines were malformed and repaired (brackets left open 2, ...)"."""
@@ -73,9 +83,13 @@ class Translator:
   strategy: the tf.distribute strategy the model lives in.
   rerank_models: () or the models (of both directions, `model`'s members among them) that
     score the whole beam again (rerank.py).
+  any_batch_size: trace the search once per width with the batch dimension left open, for
+    batches of every size (t2t-serve's); by default each (batch, width) is a trace of its
+    own: t2t-decoder's batches all hold `batch_size` sentences but the last.
   """
 
-  def __init__(self, model, vocabularies, target_form, settings, strategy, rerank_models=()):
+  def __init__(self, model, vocabularies, target_form, settings, strategy, rerank_models=(),
+               any_batch_size=False):
     self.model, self.hparams, self.target_form = model, model.hparams, target_form
     self.input_vocab, self.target_vocab = vocabularies
     self.strategy = strategy
@@ -91,6 +105,8 @@ class Translator:
     self.rule_tables = rule_tables(target_form, vocabularies, settings)
     self.reranker = Reranker(rerank_models, settings.alpha) if rerank_models else None
     self.first_line_number = 1  # The number its input's first line has in its file.
+    self.any_batch_size = any_batch_size and strategy.num_replicas_in_sync == 1
+    self._open_batch_searches = {}  # width -> the search traced for [any batch, width].
 
   def translate(self, lines, progress=True):
     """Input lines -> output lines (same count, same order)."""
@@ -101,15 +117,14 @@ class Translator:
     self.check_settings()
     lines = [line.rstrip("\r\n") for line in lines]
     outputs = [""] * len(lines)
+    n_best_lists = [[] for _ in lines]
     malformations = collections.Counter()
     repaired = 0
     todo = [i for i, line in enumerate(lines) if line.strip()]
     ids = self._encode([lines[i] for i in todo], [i + self.first_line_number for i in todo])
     required = self._required_counts([lines[i] for i in todo])
-    order = sorted(range(len(todo)), key=lambda k: len(ids[k]))  # Shortest first.
-    batch_size = self.settings.batch_size
     replicas = self.strategy.num_replicas_in_sync
-    batches = [order[k:k + batch_size] for k in range(0, len(order), batch_size)]
+    batches = batches_by_length([len(sentence) for sentence in ids], self.settings.batch_size)
     meter = _Meter(len(todo), sys.stderr if progress else None)
     for start in range(0, len(batches), replicas):
       group = batches[start:start + replicas]
@@ -119,12 +134,23 @@ class Translator:
         if self.reranker is not None:
           hypotheses = self.reranker.rerank([ids[k] for k in batch], hypotheses)
         for k, sentence_hypotheses in zip(batch, hypotheses):
-          outputs[todo[k]], malformed = self._format(lines[todo[k]], sentence_hypotheses)
+          ranked, malformed = self._ranked(lines[todo[k]], sentence_hypotheses)
+          n_best_lists[todo[k]] = ranked
+          outputs[todo[k]] = self._line(ranked)
           repaired += bool(malformed)
           malformations.update(malformed)
         meter.update(len(batch), sum(len(h[0][0]) for h in hypotheses if h))
     meter.finish()
-    return Translation(outputs, len(todo), repaired, malformations)
+    return Translation(outputs, len(todo), repaired, malformations, n_best_lists)
+
+  def input_lengths(self, lines):
+    """Input lines -> the tokens (EOS included) each is decoded with, after truncation to
+    `input_limit`: what batches are sorted by. A blank line counts 0 (never decoded)."""
+    texts = [line.rstrip("\r\n") for line in lines]
+    lengths = self.input_vocab.encode(tf.constant(texts)).row_lengths().numpy() if texts else []
+    limit = self.input_limit or max(lengths, default=0)
+    return [0 if not text.strip() else int(min(length, limit))
+            for text, length in zip(texts, lengths)]
 
   def check_settings(self):
     """UserError when the settings cannot decode with this model (checked when decoding,
@@ -168,7 +194,11 @@ class Translator:
     idle = self.strategy.num_replicas_in_sync - len(inputs)
     inputs += [inputs[0][:1]] * idle  # Replicas without a batch decode a copy of one line.
     required += [required[0][:1]] * idle
-    if self.strategy.num_replicas_in_sync == 1:
+    if self.any_batch_size:
+      ids, scores = self._open_batch_search(width)(tf.constant(inputs[0]),
+                                                   tf.constant(required[0]))
+      results = [(ids, scores)]
+    elif self.strategy.num_replicas_in_sync == 1:
       ids, scores = self._decode(tf.constant(inputs[0]), tf.constant(required[0]))
       results = [(ids, scores)]
     else:
@@ -182,6 +212,13 @@ class Translator:
     kept = self.settings.beam_size if reranked else self.settings.n_best
     return [n_best(ids, scores, kept) for ids, scores in results[:len(group)]]
 
+  def _open_batch_search(self, width):
+    """The search traced for inputs [any batch, width] (once per width)."""
+    if width not in self._open_batch_searches:
+      self._open_batch_searches[width] = self._decode.get_concrete_function(
+          tf.TensorSpec([None, width], tf.int32), tf.TensorSpec([None], tf.int32))
+    return self._open_batch_searches[width]
+
   def _decode_replicas(self, inputs, required):
     """inputs [batch, width] int32; required [batch] int32, the count rule's counts."""
     settings = self.settings
@@ -189,12 +226,22 @@ class Translator:
     return decode_ids(self.model, inputs, beam_size=settings.beam_size, alpha=settings.alpha,
                       extra_length=settings.extra_length, count_rule=rule)
 
-  def _format(self, source, hypotheses):
+  def _line(self, ranked):
+    """A sentence's ranked (text, score) pairs -> its output line: the texts, tab-separated,
+    each followed by its score with `write_scores`."""
+    fields = []
+    for text, score in ranked:
+      fields.append(text)
+      if self.settings.write_scores:
+        fields.append(f"{score:.4f}")
+    return "\t".join(fields)
+
+  def _ranked(self, source, hypotheses):
     """n-best (ids, score) of one sentence (with mbr or reranking, its whole beam) -> (its
-    output line, what the best output had repaired: the target form's malformations, ()
-    for none)."""
+    n_best (output text, score) pairs in the order its line gives them, what the best
+    output had repaired: the target form's malformations, () for none)."""
     if not hypotheses:
-      return "", ()
+      return [], ()
     in_order = target_order(self.hparams)
     decoded = [text.decode("utf-8") for text in self.target_vocab.decode(
         tf.ragged.constant([in_order(ids) for ids, _ in hypotheses], dtype=tf.int32)).numpy()]
@@ -205,12 +252,7 @@ class Translator:
     order = order[:self.settings.n_best]
     malformed = (self.target_form.malformations(source, decoded[order[0]])
                  if self.target_form.repairs else ())
-    fields = []
-    for k in order:
-      fields.append(texts[k])
-      if self.settings.write_scores:
-        fields.append(f"{scores[k]:.4f}")
-    return "\t".join(fields), malformed
+    return [(texts[k], scores[k]) for k in order], malformed
 
 
 class _Meter:

@@ -10,6 +10,9 @@ tensorflow_text):
   decode_ids(ids: [batch, max_input_length] int32, 0-padded, each ending in EOS[,
              required_counts: [batch] int32 where the problem has a count rule]) ->
       ids [batch, beam, length] int32, scores [batch, beam] float32
+and, as a function of the loaded object (not a signature), `input_lengths(sentences
+[batch] string) -> [batch] int32`: each sentence's tokens (EOS included, truncated as the
+search truncates), by which t2t-serve sorts its batches.
 
 The SentencePiece tokenizer, beam search (or greedy decoding) and detokenizer
 run inside the graph. Inputs are truncated to `max_input_length` tokens and
@@ -79,6 +82,15 @@ class Exported(tf.Module):
       self.decode_ids = tf.function(
           self._decode_ids,
           input_signature=ids_spec + [tf.TensorSpec([None], tf.int32, name="required_counts")])
+    # Not a signature: what t2t-serve sorts the sentences of its batches by.
+    self.input_lengths = tf.function(
+        self._input_lengths, input_signature=[tf.TensorSpec([None], tf.string, name="sentences")])
+
+  def _input_lengths(self, sentences):
+    """[batch] strings -> [batch] int32: the tokens (EOS included) each is decoded with,
+    after truncation to max_input_length."""
+    lengths = tf.cast(self.input_vocab.encode(sentences).row_lengths(), tf.int32)  # [batch]
+    return tf.minimum(lengths, self.max_input_length)
 
   def _decode_ids(self, ids, required_counts=None):
     """[batch, max_input_length] ids (and [batch] required counts under a count rule) ->

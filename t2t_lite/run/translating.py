@@ -11,15 +11,18 @@ class Translating:
 
   rerank_models = ()
 
-  def translator(self, decode_hparams=""):
+  def translator(self, decode_hparams="", any_batch_size=False):
     """A `Translator` of the model: the problem's decoding defaults with `decode_hparams`
-    applied, a string as --decode_hparams takes it, e.g. "beam_size=1,extra_length=20"."""
-    if decode_hparams not in self._translators:
+    applied, a string as --decode_hparams takes it, e.g. "beam_size=1,extra_length=20";
+    any_batch_size: for batches of every size (a server's; `Translator`)."""
+    key = (decode_hparams, any_batch_size)
+    if key not in self._translators:
       self._check_decodable()
-      self._translators[decode_hparams] = Translator(
+      self._translators[key] = Translator(
           self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
-          decode_hparams_for(self.problem, decode_hparams), self.strategy, self.rerank_models)
-    return self._translators[decode_hparams]
+          decode_hparams_for(self.problem, decode_hparams), self.strategy, self.rerank_models,
+          any_batch_size)
+    return self._translators[key]
 
   def translate(self, lines, decode_hparams="", progress=False):
     """Input lines -> output lines (as many, in order), decoded as t2t-decoder decodes."""

@@ -49,7 +49,7 @@ def write_visualization(maps, directory):
     rows, columns = maps.labels(kind)
     layer_heads = [(layer, head) for layer in range(maps.num_layers)
                    for head in list(range(maps.num_heads)) + [MEAN]]
-    grids = ((_map_title(kind, layer, head),
+    grids = ((map_title(kind, layer, head),
               weights[layer].mean(axis=0) if head == MEAN else weights[layer, head])  # [q, k]
              for layer, head in layer_heads)
     pngs = heatmap_pngs(grids, rows, columns, row_axis=AXES[kind.rows],
@@ -105,14 +105,14 @@ def _index_page(maps):
   return _page("Attention", "\n".join(parts))
 
 
-def _map_title(kind, layer, head):
+def map_title(kind, layer, head):
   return f"{kind.title}, layer {layer}, {_head_title(head)}"
 
 
 def _map_page(kind, layer, head, num_heads, rows, columns):
   """One map at full size, its tokens listed as text below it, and links to its layer's
   other maps."""
-  title = _map_title(kind, layer, head)
+  title = map_title(kind, layer, head)
   others = " | ".join(
       f"<a href=\"{map_name(kind, layer, other)}.html\">{_head_title(other)}</a>"
       for other in list(range(num_heads)) + [MEAN] if other != head)

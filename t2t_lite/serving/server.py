@@ -1,0 +1,138 @@
+"""t2t-serve's process: listen, load and warm the model up, answer, and drain on SIGTERM.
+
+    exit_status = serve(ServerConfig(source=model_source(...), ...))
+
+The server listens at once, so that GET /v1/models/NAME can say LOADING; the model loads
+and is warmed up (a sentence decoded at each input width: served_model.warm_up) in a
+thread, and the status turns AVAILABLE only then. A model that fails to load stops the
+server with its one-line error (a UserError, exit status 2).
+
+SIGTERM (or SIGINT) stops accepting: the listening socket closes, a request that still
+arrives on an open connection gets 503; every request already accepted is answered (its
+batch goes at once, without waiting to fill); then the process exits 0.
+"""
+
+import asyncio
+import dataclasses
+import signal
+import sys
+import threading
+
+from aiohttp import web
+
+from t2t_lite.errors import UserError
+from t2t_lite.serving.batching import Batcher, BatchingSettings
+from t2t_lite.serving.page import page_html
+from t2t_lite.serving.predict_body import Limits
+from t2t_lite.serving.rest_api import ServerState, make_app
+from t2t_lite.serving.served_model import warm_up
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerConfig:
+  """Everything t2t-serve's flags say: what to serve and how."""
+  source: object               # opening.ModelSource
+  model_name: str = "default"
+  host: str = "127.0.0.1"
+  port: int = 8501
+  batching: BatchingSettings = BatchingSettings()
+  limits: Limits = Limits()
+  max_body_bytes: int = 1 << 20
+  checkpoint_path: str = None
+  decode_hparams: str = ""
+  length_penalty: float = 0.4
+
+
+def serve(config, out=sys.stdout):
+  """Runs the server until SIGTERM or SIGINT -> 0 once drained (UserError when the model
+  cannot be loaded or the port taken). Prints its address, then AVAILABLE, on `out`."""
+  return asyncio.run(_serve(config, out))
+
+
+def _say(out, line):
+  print(f"t2t-serve: {line}", file=out, flush=True)
+
+
+async def _serve(config, out):
+  source = config.source
+  state = ServerState(config.model_name, source.version, config.limits, config.max_body_bytes,
+                      page_html(config.model_name, source.description))
+  runner = web.AppRunner(make_app(state), handle_signals=False, access_log=None)
+  await runner.setup()
+  site = web.TCPSite(runner, config.host, config.port)
+  try:
+    await site.start()
+  except OSError as error:
+    await runner.cleanup()
+    raise UserError(f"cannot listen on {config.host}:{config.port} ({error.strerror}); pass "
+                    f"another --port or --host") from None
+  port = runner.addresses[0][1]  # The one chosen for --port=0.
+  _say(out, f"listening on http://{config.host}:{port}/ ; loading {source.description}")
+  stop = asyncio.Event()
+  loop = asyncio.get_running_loop()
+  for number in (signal.SIGTERM, signal.SIGINT):
+    loop.add_signal_handler(number, stop.set)
+  loading = _in_thread(loop, lambda: _load(config))
+  stopping = asyncio.ensure_future(stop.wait())
+  try:
+    await asyncio.wait([loading, stopping], return_when=asyncio.FIRST_COMPLETED)
+    if loading.done():
+      state.served = loading.result()  # Raises the loading's UserError.
+      state.batcher = Batcher(state.served.decode, config.batching, state.metrics)
+      _say(out, f"model \"{config.model_name}\" version {source.version} is AVAILABLE at "
+                f"http://{config.host}:{port}/v1/models/{config.model_name}")
+      await stopping
+    state.draining = True
+    await site.stop()
+    _say(out, "stopping: no longer listening; answering the requests already accepted")
+    if state.batcher is not None:
+      state.batcher.drain()  # No batch waits to fill: no more sentences will come.
+    while state.in_flight:
+      await asyncio.sleep(0.01)
+    if state.batcher is not None:
+      await state.batcher.idle()
+      await state.batcher.close()
+  finally:
+    stopping.cancel()
+    await runner.cleanup()
+    state.tokenizing.shutdown(wait=False)
+    state.drawing.shutdown(wait=False)
+  _say(out, "stopped; every accepted request was answered")
+  return 0
+
+
+def _load(config):
+  """The served model, loaded and warmed up."""
+  batching = config.batching
+  served = config.source.open(config.checkpoint_path, config.decode_hparams,
+                              config.length_penalty, batching.max_batch_size,
+                              batching.num_batch_threads)
+  warm_up(served)
+  return served
+
+
+def _in_thread(loop, function):
+  """An asyncio future of `function()` run in a daemon thread (a process stopped while the
+  model loads does not wait for it)."""
+  future = loop.create_future()
+
+  def run():
+    try:
+      outcome = (function(), None)
+    except BaseException as error:  # pylint: disable=broad-except
+      outcome = (None, error)
+    try:
+      loop.call_soon_threadsafe(_settle, future, *outcome)
+    except RuntimeError:  # The loop has closed: the server stopped while this loaded.
+      pass
+  threading.Thread(target=run, name="loading", daemon=True).start()
+  return future
+
+
+def _settle(future, result, error):
+  if future.cancelled():
+    return
+  if error is not None:
+    future.set_exception(error)
+  else:
+    future.set_result(result)
