@@ -28,11 +28,13 @@ PROGRAMS = [
     ("memory", "Memory"),
     ("input_vs_training", "Input pipeline vs training"),
     ("real_batches", "Real batches vs a fixed batch"),
+    ("datagen", "Data generation on every core"),
 ]
 REPEATED = {"training_throughput", "decoding_speed", "scaling"}
 # How each program runs its peers (the others time them in turn in t2t_lite's process).
 PEERS = {"training_throughput": document.OWN_PROCESS, "memory": document.OWN_PROCESS,
-         "input_vs_training": document.NO_PEERS, "real_batches": document.NO_PEERS}
+         "input_vs_training": document.NO_PEERS, "real_batches": document.NO_PEERS,
+         "datagen": document.NO_PEERS}
 # On an AVX-512 CPU the training throughput runs once more with every framework's kernels
 # held to AVX2 (oneDNN, XLA, MKL and ATen read these at start): the other CPU kind users
 # have, as near as this machine can show it.
@@ -44,8 +46,9 @@ AVX2_INTRO = ("The training tables again, every framework's kernels held to AVX2
               "matmuls, XLA's code, PyTorch's MKL and ATen): the instructions of an AVX2 "
               "machine, on this machine's cores, caches and memory.")
 PROGRAM_TIMEOUT_S = 600
-# real_batches runs t2t-trainer twice (XLA off, then on: a compilation per length bucket).
-LONGER_TIMEOUT_S = {"real_batches": 1500}
+# real_batches runs t2t-trainer twice (XLA off, then on: a compilation per length bucket);
+# datagen, t2t-datagen three times on up to a million pairs.
+LONGER_TIMEOUT_S = {"real_batches": 1500, "datagen": 1500}
 
 
 def run_program(program, repeats, json_path, environment=None):

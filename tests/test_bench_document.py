@@ -43,7 +43,7 @@ def test_program_descriptions_leave_out_their_usage_lines_continued_ones_too():
   for program, usage in (("training_throughput", "[--mixed_precision=bfloat16]"),
                          ("ctranslate2_decoding", "[--sentences=200]"),
                          ("real_batches", "[--hparams=length_bucket_step=1.65]"),
-                         ("memory", "--case=NAME")):
+                         ("memory", "--case=NAME"), ("datagen", "[--pairs=1000000]")):
     text = report.description(program)
     assert text and usage not in text, (program, text[:300])
 

@@ -113,12 +113,15 @@ def remove_split(data_dir, problem, split):
 
 
 def serialize(inputs, targets):
-  """Two lists of ids -> a serialized tf.train.Example."""
+  """Two lists of ids -> a serialized tf.train.Example, the same bytes in every process
+  (its map's keys sorted: protobuf's order otherwise follows Python's hash order, which
+  differs from one process to the next)."""
   feature = {
       "inputs": tf.train.Feature(int64_list=tf.train.Int64List(value=inputs)),
       "targets": tf.train.Feature(int64_list=tf.train.Int64List(value=targets)),
   }
-  return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+  example = tf.train.Example(features=tf.train.Features(feature=feature))
+  return example.SerializeToString(deterministic=True)
 
 
 class ShardWriter:
