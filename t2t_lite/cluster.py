@@ -10,14 +10,14 @@ that started the process (`srun`).
   one) and `worker`s; TFJob's `environment` key is accepted and unused; `ps` tasks (a
   parameter-server job) and an `evaluator` task are refused in one line, since
   MultiWorkerMirroredStrategy has neither.
-- Otherwise, inside a Slurm step of several tasks (`srun -n N`, N > 1: `SLURM_STEP_NUM_TASKS`):
-  `SlurmClusterResolver` reads the step's nodes and tasks. Every task is a worker, its
-  index its rank (`SLURM_PROCID`), worker 0 the chief; tasks listen on the first port
-  `srun --resv-ports` reserved for the step (`SLURM_STEP_RESV_PORTS`), else on 8888, each
-  task of a node on the next port. Each task keeps the GPUs Slurm gives it (with
-  `--gpus-per-task`, say) and trains on all of them, or on its CPU: the resolver's own
-  split of a node's GPUs among its tasks is not used (it overwrites what Slurm set, and
-  fails on a node without GPUs).
+- Otherwise, inside a Slurm step of several tasks (`srun -n N`, N > 1:
+  `SLURM_STEP_NUM_TASKS`): `SlurmClusterResolver` reads the step's nodes and tasks. Every
+  task is a worker, its index its rank (`SLURM_PROCID`), worker 0 the chief. The tasks of
+  a node listen on consecutive ports from the first one `srun --resv-ports=N` reserved
+  for the step (`SLURM_STEP_RESV_PORTS`; N: the tasks per node), else from 8888. Each task
+  keeps the GPUs Slurm gives it (with `--gpus-per-task`, say) and trains on all of them,
+  or on its CPU: the resolver's own split of a node's GPUs among its tasks is not used
+  (it overwrites what Slurm set, and fails on a node without GPUs).
 - A cluster of one worker is no cluster (None).
 """
 

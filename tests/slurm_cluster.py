@@ -4,7 +4,7 @@ slurmd) and munge, started from a generated slurm.conf in a temporary directory,
 and says what.
 
     with one_node_slurm(directory) as slurm:
-      result = slurm.srun(["-n", "2", "--resv-ports", "t2t-trainer", ...])
+      result = slurm.srun(["--ntasks=2", "--resv-ports=2", "t2t-trainer", ...])
 
 What the container needs (no systemd, no cgroup controllers for Slurm): process tracking
 by /proc (proctrack/linuxproc), no task binding (task/none), no accounting; the node may

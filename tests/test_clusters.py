@@ -17,7 +17,7 @@ from t2t_lite.training.output_dir_guard import is_chief_process
 
 MANIFEST = os.path.join(os.path.dirname(__file__), "..", "docs", "tfjob.yaml")
 TFJOB_PORT = 2222  # The operator's default, and the manifest's.
-# The variables srun sets for task 2 of `srun -N 2 -n 4 --resv-ports` on node1 and node2.
+# The variables srun sets for task 2 of `srun -N 2 -n 4 --resv-ports=2` on node1 and node2.
 SLURM_STEP = {"SLURM_STEP_NUM_TASKS": "4", "SLURM_PROCID": "2",
               "SLURM_STEP_NODELIST": "node[1-2]", "SLURM_STEP_TASKS_PER_NODE": "2(x2)",
               "SLURM_STEP_RESV_PORTS": "12000-12001"}
