@@ -174,17 +174,17 @@ def test_a_writer_failing_midway_keeps_the_earlier_data(tmp_path, monkeypatch):
   earlier = {split: TinyCorpus().split_info(split, data_dir) for split in ("train", "dev")}
   calls = []
 
-  def failing_serialize(inputs, targets):
+  def failing_write(writer, record):
     calls.append(1)
     if len(calls) > 50:
       raise OSError("disk full")
-    return original(inputs, targets)
+    return original(writer, record)
 
-  original = records.serialize
-  monkeypatch.setattr(records, "serialize", failing_serialize)
+  original = records.ShardWriter.write
+  monkeypatch.setattr(records.ShardWriter, "write", failing_write)
   with pytest.raises(OSError, match="disk full"):
     TinyCorpus().generate_data(data_dir, sources, progress=False)
-  monkeypatch.setattr(records, "serialize", original)
+  monkeypatch.setattr(records.ShardWriter, "write", original)
   for split in ("train", "dev"):  # The new data was written beside the old one.
     assert TinyCorpus().split_info(split, data_dir) == earlier[split]
   assert not [n for n in os.listdir(data_dir) if n.endswith(".incomplete")]
@@ -322,3 +322,23 @@ def test_length_percentiles_from_counts_are_numpys():
   expected = np.percentile(lengths, PERCENTILES, method="inverted_cdf")
   assert _percentiles(collections.Counter(lengths.tolist())) == dict(
       {f"p{p}": int(v) for p, v in zip(PERCENTILES, expected)}, max=int(lengths.max()))
+
+
+def test_records_are_the_bytes_of_tensorflows_own_serialization():
+  """What the encoding processes write without TensorFlow is tf.train.Example's
+  deterministic serialization: ids of every varint width, empty lists too."""
+  import random
+  from t2t_lite.data import example_bytes
+  rng = random.Random(0)
+  varints = example_bytes.varint_table(1 << 21)
+  for width in (1, 2, 3, 4, 1 << 14, 1 << 21):
+    for length in (0, 1, 300):
+      inputs = [rng.randrange(width) for _ in range(length)]
+      targets = [rng.randrange(width) for _ in range(rng.randrange(1, 40))]
+      feature = {name: tf.train.Feature(int64_list=tf.train.Int64List(value=ids))
+                 for name, ids in (("inputs", inputs), ("targets", targets))}
+      expected = tf.train.Example(features=tf.train.Features(
+          feature=feature)).SerializeToString(deterministic=True)
+      assert example_bytes.serialize(inputs, targets) == expected
+      assert example_bytes.serialize(inputs, targets, varints) == expected
+      assert records.parse(expected)["inputs"].numpy().tolist() == inputs

@@ -4,13 +4,17 @@
     for encoded in encode_in_order(encoder, batches, processes=4):
       ...  # EncodedBatch of each batch of pairs, in the batches' order
 
-A batch of pairs is encoded by the vocabularies' own tokenizer (`Vocabulary.encode`, the
-one the decoder and a SavedModel use) and serialized in one call. With several processes,
-the first `IN_PROCESS_BATCHES` batches are encoded here (a small split starts no process),
-the others in a pool of `processes` processes started afresh (spawned: this process's
-TensorFlow threads are not forked), at most `IN_FLIGHT` batches per process in flight,
-each taken back in its turn: the records are the same, byte for byte, whatever the number
-of processes. What this process holds at a time does not grow with the split.
+A batch of pairs is encoded by SentencePiece's own library with the vocabulary's model,
+one thread a process (the ids of `Vocabulary.encode`, its TensorFlow op, which the decoder
+and a SavedModel use: tests/test_vocabulary.py checks that they agree), and serialized
+without TensorFlow (`example_bytes`): a process that encodes is light and starts at once.
+With several processes, the first `IN_PROCESS_BATCHES` batches are encoded here (a small
+split starts no process), the others in a pool of `processes` processes started afresh
+(spawned: this process's TensorFlow threads are not forked, so a Python script that calls
+this needs the `if __name__ == "__main__":` guard), at most `IN_FLIGHT` batches per
+process in flight, each taken back in its turn: the records are the same, byte for byte,
+whatever the number of processes. What this process holds at a time does not grow with
+the split.
 """
 
 import collections
@@ -20,9 +24,13 @@ import multiprocessing
 import os
 import signal
 
+import sentencepiece as spm
+
+from t2t_lite.constants import EOS_ID
+from t2t_lite.data import example_bytes
 from t2t_lite.errors import UserError
 
-IN_PROCESS_BATCHES = 16  # Encoded here before a pool starts (a process takes seconds to start).
+IN_PROCESS_BATCHES = 16  # Encoded here before a pool starts (a process takes a second).
 IN_FLIGHT = 2            # Batches handed to each process at a time.
 
 
@@ -41,35 +49,33 @@ class PairEncoder:
 
   def __init__(self, input_model, target_model):
     self.models = (input_model, target_model)
-    self._vocabularies = None
+    self._built = None
 
   def __getstate__(self):
-    return {"models": self.models, "_vocabularies": None}
+    return {"models": self.models, "_built": None}
 
   def encode(self, pairs):
     """[(source, target)] -> EncodedBatch."""
-    from t2t_lite.data import records
-    inputs_vocab, targets_vocab = self._vocabularies_built()
+    (inputs_vocab, targets_vocab), varints = self._build()
     inputs = _encode(inputs_vocab, [source for source, _ in pairs])
     targets = _encode(targets_vocab, [target for _, target in pairs])
-    return EncodedBatch([records.serialize(i, t) for i, t in zip(inputs, targets)],
+    return EncodedBatch([example_bytes.serialize(i, t, varints)
+                         for i, t in zip(inputs, targets)],
                         [len(i) for i in inputs], [len(t) for t in targets])
 
-  def _vocabularies_built(self):
-    if self._vocabularies is None:
-      from t2t_lite.data.vocabulary import Vocabulary
-      inputs = Vocabulary(self.models[0])
-      self._vocabularies = (inputs, inputs if self.models[1] == self.models[0]
-                            else Vocabulary(self.models[1]))
-    return self._vocabularies
+  def _build(self):
+    """((input processor, target processor), the varints of every id of either)."""
+    if self._built is None:
+      processors = [spm.SentencePieceProcessor(model_proto=model, num_threads=1)
+                    for model in self.models]
+      size = max(processor.get_piece_size() for processor in processors)
+      self._built = processors, example_bytes.varint_table(size)
+    return self._built
 
 
-def _encode(vocab, texts):
-  """Texts -> a list of numpy id arrays, each ending with EOS."""
-  import tensorflow as tf
-  ids = vocab.encode(tf.constant(texts))  # [batch, (length)]
-  flat, splits = ids.flat_values.numpy(), ids.row_splits.numpy()
-  return [flat[splits[i]:splits[i + 1]] for i in range(len(texts))]
+def _encode(processor, texts):
+  """Texts -> a list of id lists, each ending with EOS."""
+  return [ids + [EOS_ID] for ids in processor.encode(texts)]
 
 
 def default_processes():
@@ -117,12 +123,9 @@ _WORKER_ENCODER = None
 
 
 def _start_worker(encoder):
-  """A pool process: TensorFlow loaded quietly, as by the commands; Ctrl-C is for the
-  parent, which stops the pool."""
+  """A pool process: Ctrl-C is for the parent, which stops the pool."""
   global _WORKER_ENCODER
   signal.signal(signal.SIGINT, signal.SIG_IGN)
-  from t2t_lite import quiet
-  quiet.import_tensorflow()
   _WORKER_ENCODER = encoder
 
 
