@@ -80,10 +80,12 @@ def shards_by_file(info, pipelines):
   if pipelines == 1:
     return True
   if files < pipelines:
-    logging.warning("%s %s: %d file(s) for %d input pipelines: each pipeline reads every "
-                    "record and keeps 1 in %d; t2t-datagen --num_shards=N with N a multiple "
-                    "of %d lets each read whole files of its own", info.problem, info.split,
-                    files, pipelines, pipelines, pipelines)
+    train = info.split == "train"  # The split t2t-datagen --num_shards sets.
+    (logging.warning if train else logging.info)(
+        "%s %s: %d file(s) for %d input pipelines: each pipeline reads every record and "
+        "keeps 1 in %d%s", info.problem, info.split, files, pipelines, pipelines,
+        f"; t2t-datagen --num_shards=N, N a multiple of {pipelines}, lets each read whole "
+        f"files of its own" if train else "")
     return False
   fewest, most = files // pipelines, -(-files // pipelines)
   logging.info("%s %s: %d files for %d input pipelines: each reads %s whole files of its own",
