@@ -11,9 +11,10 @@ a process of its own:
   all cores: every core, one encoding process per core (the default);
   all cores on a quarter of the pairs: what grows with the corpus.
 Records pairs/s: the train split's pairs over the time the command took to encode and
-write them (its summary's); vocabulary: the time until the first record file. Peak RSS:
-the command's processes together (sampled every 0.1 s), while the vocabulary trains and
-while the records are written. Other load: the cores' busy time outside the command
+write them (its summary's); vocabulary: the time until the first record file. RSS: the
+command's processes together (sampled every 0.1 s): the peak while the vocabulary trains;
+at the first record file and the peak while the records are written. CPU: the command's processes' CPU time, and the cores
+that makes over its wall time. Other load: the cores' busy time outside the command
 during the run (the machine is shared), in cores.
 
     python -m bench.datagen [--pairs=1000000]
@@ -58,14 +59,17 @@ def make_corpus(directory, pairs, seed=0):
 
 
 class TreeSampler:
-  """Samples the resident memory of a process and its descendants, and the machine's busy
-  CPU time, every SAMPLE_S, until `stop()`; splits the memory peak at the moment the
-  command starts writing records (a record file appears in its staging directory)."""
+  """Samples a process and its descendants every SAMPLE_S until `stop()`: their resident
+  memory, split at the moment the command starts writing records (a record file appears in
+  its staging directory), and each one's CPU time, to tell the command's own process's
+  share of the records' CPU from its encoding processes'."""
 
   def __init__(self, process, staging):
     self.process, self.staging = process, staging
     self.peaks = {"vocabulary": 0, "records": 0}
-    self.records_started = None
+    self.records_started = self.records_first = None
+    self.cpu = {}  # pid -> its CPU seconds when last seen.
+    self.main_cpu_at_records = 0.0
     self._done = threading.Event()
     self._thread = threading.Thread(target=self._run, daemon=True)
     self._thread.start()
@@ -73,7 +77,13 @@ class TreeSampler:
   def _run(self):
     while not self._done.is_set():
       phase = "records" if self._writing() else "vocabulary"
-      self.peaks[phase] = max(self.peaks[phase], tree_rss_bytes(self.process.pid))
+      processes = tree(self.process.pid)
+      rss = sum(resident for resident, _ in processes.values())
+      self.cpu.update({pid: cpu for pid, (_, cpu) in processes.items()})
+      if phase == "records" and self.records_first is None:
+        self.records_first = rss
+        self.main_cpu_at_records = self.cpu.get(self.process.pid, 0.0)
+      self.peaks[phase] = max(self.peaks[phase], rss)
       time.sleep(SAMPLE_S)
 
   def _writing(self):
@@ -85,30 +95,39 @@ class TreeSampler:
         pass
     return self.records_started is not None
 
+  def main_share_of_records_cpu(self):
+    """The command's own process's share of the CPU its records took (the rest: the
+    encoding processes'), as last sampled."""
+    main = self.cpu.get(self.process.pid, 0.0) - self.main_cpu_at_records
+    others = sum(cpu for pid, cpu in self.cpu.items() if pid != self.process.pid)
+    return main / (main + others) if main + others else 0.0
+
   def stop(self):
     self._done.set()
     self._thread.join()
 
 
-def tree_rss_bytes(root):
-  """Resident bytes of process `root` and all its descendants now."""
-  children, rss = {}, {}
+def tree(root):
+  """{pid: (resident bytes, CPU seconds)} of process `root` and all its descendants now."""
+  children, seen = {}, {}
   for name in os.listdir("/proc"):
     if not name.isdigit():
       continue
     try:
       with open(f"/proc/{name}/stat", encoding="utf-8") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+        fields = f.read().rsplit(")", 1)[1].split()  # From the state on: field 3 of stat.
     except OSError:
       continue
-    children.setdefault(int(fields[1]), []).append(int(name))  # fields[1]: the parent.
-    rss[int(name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")  # fields[21]: rss pages.
-  total, stack = 0, [root]
+    children.setdefault(int(fields[1]), []).append(int(name))  # The parent.
+    seen[int(name)] = (int(fields[21]) * os.sysconf("SC_PAGE_SIZE"),  # rss pages.
+                       (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+  found, stack = {}, [root]
   while stack:
     pid = stack.pop()
-    total += rss.get(pid, 0)
+    if pid in seen:
+      found[pid] = seen[pid]
     stack += children.get(pid, [])
-  return total
+  return found
 
 
 def busy_cpu_seconds():
@@ -144,6 +163,8 @@ def run_datagen(source, target, work, cores):
   return {"pairs": summary["examples"], "records_s": summary["seconds"],
           "vocabulary_s": (sampler.records_started or time.perf_counter()) - start,
           "wall_s": wall, "files": len(marker["files"]), "peaks": sampler.peaks,
+          "records_first": sampler.records_first or 0,
+          "main_share": sampler.main_share_of_records_cpu(),
           "own_cpu_s": own_cpu,
           "other_cores": max(0.0, (busy_cpu_seconds() - before_cpu - own_cpu) / wall)}
 
@@ -156,16 +177,30 @@ def table(rows, cores):
     lines.append([label, f"{row['pairs']:,}", f"{row['vocabulary_s']:.0f}",
                   f"{row['records_s']:.0f}", f"{rate:,.0f}",
                   f"{rate / (one['pairs'] / one['records_s']):.2f}x",
-                  report.gib(row["peaks"]["vocabulary"]), report.gib(row["peaks"]["records"]),
-                  f"{row['wall_s']:.0f}", str(row["files"]), f"{row['other_cores']:.2f}"])
+                  report.gib(row["peaks"]["vocabulary"]),
+                  f"{report.gib(row['records_first'])} -> {report.gib(row['peaks']['records'])}",
+                  f"{row['wall_s']:.0f}", f"{row['own_cpu_s']:.0f}",
+                  f"{row['own_cpu_s'] / row['wall_s']:.2f}",
+                  f"{100 * row['main_share']:.0f}%", str(row["files"]),
+                  f"{row['other_cores']:.2f}"])
   notes = [f"{cores} cores. Vocabulary: 32,768 BPE pieces trained on both sides of the "
            f"train text. Ratio: records pairs/s over the one-core row's.",
+           "Records RSS: at the first record file, and the most while writing (the encoding "
+           "processes start after the first 16 batches): what writing adds.",
+           "CPU s: the command's processes' CPU time; cores used: that over the wall time; "
+           "records CPU, main process: the command's own process's share of the CPU the "
+           "records took (reading, writing; the encoding processes have the rest), which "
+           "bounds the gain of more cores. "
            "Other load: the machine's busy cores outside the command, averaged over its run "
-           "(other processes share this machine)."]
+           "(other processes share this machine): all cores minus it is what the command "
+           "could have."]
   return report.Table("t2t-datagen: records pairs/s and peak memory, one core vs all",
                       ["run", "pairs", "vocabulary s", "records s", "records pairs/s",
-                       "vs one core", "peak RSS GiB, vocabulary", "peak RSS GiB, records",
-                       "wall s", "files", "other load (cores)"], lines, notes)
+                       "vs one core", "peak RSS GiB, vocabulary",
+                       "RSS GiB, records: first -> peak",
+                       "wall s", "CPU s", "cores used", "records CPU: main process",
+                       "files", "other load (cores)"],
+                      lines, notes)
 
 
 def main():
