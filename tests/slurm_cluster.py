@@ -24,7 +24,7 @@ import pytest
 from commands import environment
 from replica_runs import free_port
 
-DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "srun", "sinfo")
+DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "srun", "sinfo", "squeue")
 INSTALL = "apt-get install slurm-wlm (it brings munge)"
 START_TIMEOUT_S = 60
 
@@ -109,6 +109,7 @@ def one_node_slurm(directory):
                             "slurmd", env))
     _wait_for_the_node(slurm, processes)
     yield slurm
+    _wait_for_the_jobs(slurm)  # Stopped before, a step's slurmstepd would wait on forever.
   finally:
     for process in reversed(processes):
       if process.poll() is None:
@@ -119,6 +120,7 @@ def one_node_slurm(directory):
       except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    _end_what_is_left(slurm.conf)
 
 
 def _start_munge(directory, processes):
@@ -150,6 +152,32 @@ def _wait_for_the_node(slurm, processes):
                             text=True, env=slurm.environment())
     return result.stdout.strip() == "idle"
   _wait(idle, processes, "slurmd", slurm.directory)
+
+
+def _wait_for_the_jobs(slurm, timeout=30):
+  """Waits until the controller lists no job (each step's slurmstepd has reported)."""
+  deadline = time.monotonic() + timeout
+  while time.monotonic() < deadline:
+    result = subprocess.run(["squeue", "--noheader"], capture_output=True, text=True,
+                            env=slurm.environment())
+    if result.returncode == 0 and not result.stdout.strip():
+      return
+    time.sleep(0.2)
+
+
+def _end_what_is_left(conf):
+  """Kills what this cluster started and left (a slurmstepd, a task): the processes whose
+  environment names its slurm.conf, which no other cluster has."""
+  mark = f"SLURM_CONF={conf}".encode()
+  for name in os.listdir("/proc"):
+    if not name.isdigit() or int(name) == os.getpid():
+      continue
+    try:
+      with open(f"/proc/{name}/environ", "rb") as f:
+        if mark in f.read().split(b"\0"):
+          os.kill(int(name), signal.SIGKILL)
+    except OSError:
+      continue
 
 
 def _wait(ready, processes, name, directory):
