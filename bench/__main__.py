@@ -29,12 +29,14 @@ PROGRAMS = [
     ("input_vs_training", "Input pipeline vs training"),
     ("real_batches", "Real batches vs a fixed batch"),
     ("serving", "t2t-serve under load"),
+    ("datagen", "Data generation on every core"),
 ]
 REPEATED = {"training_throughput", "decoding_speed", "scaling"}
 # How each program runs its peers (the others time them in turn in t2t_lite's process).
 PEERS = {"training_throughput": document.OWN_PROCESS, "memory": document.OWN_PROCESS,
          "input_vs_training": document.NO_PEERS, "real_batches": document.NO_PEERS,
-         "serving": document.SERVER_PROCESS}
+         "serving": document.SERVER_PROCESS,
+         "datagen": document.NO_PEERS}
 # On an AVX-512 CPU the training throughput runs once more with every framework's kernels
 # held to AVX2 (oneDNN, XLA, MKL and ATen read these at start): the other CPU kind users
 # have, as near as this machine can show it.
@@ -49,8 +51,10 @@ PROGRAM_TIMEOUT_S = 600
 # real_batches runs t2t-trainer twice (XLA off, then on: a compilation per length bucket);
 # training_throughput starts a process per framework, each importing and compiling anew
 # (10 minutes were too few on a 2-core AVX2 EPYC); serving trains a run for minutes, then
-# loads a server for four minutes and more (21 minutes on a loaded 2-core machine).
-LONGER_TIMEOUT_S = {"real_batches": 1500, "training_throughput": 1500, "serving": 1800}
+# loads a server for four minutes and more (21 minutes on a loaded 2-core machine);
+# datagen runs t2t-datagen three times on up to a million pairs.
+LONGER_TIMEOUT_S = {"real_batches": 1500, "training_throughput": 1500, "serving": 1800,
+                    "datagen": 1500}
 
 
 def run_program(program, repeats, json_path, environment=None):

@@ -3,9 +3,10 @@
     t2t-datagen --problem=translate_from_files --data_dir=DIR \
         --train_source=F --train_target=F [--dev_source=F --dev_target=F] \
         [--test_source=F --test_target=F | --train_tsv=F --dev_tsv=F --test_tsv=F] \
-        [--vocab_size=N]
+        [--vocab_size=N] [--num_shards=N] [--num_concurrent_processes=N]
 
-It prints a progress line while it reads and a summary at the end.
+It encodes the records on every core, prints a progress line while it reads and a summary
+at the end.
 """
 
 import dataclasses
@@ -48,6 +49,14 @@ class DatagenFlags:
   test_source: str = _source("test")
   test_target: str = _target("test")
   test_tsv: str = _tsv("test")
+  num_shards: int = setting(None, "The train split's number of TFRecord files. Default: "
+                            "from its size, a power of two with at most 100,000 pairs a file "
+                            "(at least the problem's own count, 16 unless it says), so that "
+                            "N workers each read whole files of their own.")
+  num_concurrent_processes: int = setting(None, "Processes that encode and serialize the "
+                                          "records. Default: one per core this command may "
+                                          "use. The records are the same whatever the "
+                                          "number.")
   progress: bool = setting(True, "Show a progress line on stderr while reading.")
 
 
@@ -73,7 +82,8 @@ def main(argv):
   from t2t_lite.files.writer_lock import holding
   with holding(data_dir):  # One writer: a second t2t-datagen on it is refused in one line.
     summary = problem.generate_data(data_dir, sources, vocab_size=args.vocab_size,
-                                    progress=args.progress)
+                                    progress=args.progress, num_shards=args.num_shards,
+                                    processes=args.num_concurrent_processes)
   print(summary)
   return 0
 

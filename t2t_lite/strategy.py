@@ -1,25 +1,23 @@
 """Choosing the tf.distribute strategy: one device, several local devices, or several
-machines; which devices it computes on, how the input is split, and which process writes
-(the chief).
+machines (the cluster `t2t_lite.cluster` finds); which devices it computes on, how the
+input is split, and which process writes (the chief).
 
     strategy = make_strategy(worker_gpu=2, locally_shard_to_cpu=True)  # 2 logical CPUs
     pipelines, pipeline_id = input_pipeline(strategy)    # this process's share of the data
 """
 
-import json
-import os
-
 from absl import logging
 import tensorflow as tf
 
+from t2t_lite.cluster import find_cluster
 from t2t_lite.errors import UserError
 
 
 def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=True):
   """The strategy a command uses.
 
-  - `TF_CONFIG` naming more than one worker (and `across_workers`):
-    MultiWorkerMirroredStrategy.
+  - A cluster of several workers (`t2t_lite.cluster`: TF_CONFIG, or a Slurm step of
+    several tasks), and `across_workers`: MultiWorkerMirroredStrategy over it.
   - `locally_shard_to_cpu`: MirroredStrategy over `worker_gpu` logical devices the CPU is
     split into (tensor2tensor's flag; what several GPUs give, on any machine).
   - Several local GPUs (or `worker_gpu` > 1 of them): MirroredStrategy over them.
@@ -27,17 +25,19 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
   worker_gpu: how many local GPUs to use; None or 0 = all of them. On a machine without
     GPUs, 1 (tensor2tensor's default) means the CPU.
   across_workers: False for commands that work on this machine alone (decoding, export):
-    they use its devices whatever TF_CONFIG says.
+    they use its devices whatever the cluster is.
   """
-  workers = _workers_in_tf_config()
-  if workers > 1 and across_workers:
+  cluster = find_cluster()
+  if cluster and across_workers:
     if locally_shard_to_cpu:
-      raise UserError("--locally_shard_to_cpu splits one machine's CPU; with TF_CONFIG naming "
-                      f"{workers} workers, each worker trains on its own devices: drop the flag")
-    return tf.distribute.MultiWorkerMirroredStrategy()
-  if workers > 1:
-    logging.info("TF_CONFIG names %d workers; this command uses this machine's devices only",
-                 workers)
+      raise UserError(f"--locally_shard_to_cpu splits one machine's CPU; with {cluster.source} "
+                      f"naming {cluster.workers} workers, each worker trains on its own "
+                      f"devices: drop the flag")
+    logging.info("%s", cluster.describe())
+    return tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=cluster.resolver)
+  if cluster:
+    logging.info("%s names %d workers; this command uses this machine's devices only",
+                 cluster.source, cluster.workers)
   if locally_shard_to_cpu:
     return _mirrored(split_cpu(worker_gpu or 1))
   gpus = tf.config.list_logical_devices("GPU")
@@ -75,21 +75,6 @@ def split_cpu(count):
   return devices
 
 
-def _workers_in_tf_config():
-  text = os.environ.get("TF_CONFIG")
-  if not text:
-    return 0
-  try:
-    config = json.loads(text)
-  except json.JSONDecodeError as error:
-    raise UserError(f"TF_CONFIG is not valid JSON ({error}); see "
-                    f"https://www.tensorflow.org/guide/distributed_training") from None
-  cluster = config.get("cluster", {})
-  workers = len(cluster.get("worker", [])) + len(cluster.get("chief", []))
-  logging.info("TF_CONFIG names %d worker(s); this is %s", workers, config.get("task"))
-  return workers
-
-
 def is_multi_worker(strategy):
   return isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
 
@@ -97,10 +82,11 @@ def is_multi_worker(strategy):
 def is_chief(strategy):
   """Whether this process writes checkpoints, summaries and the run description."""
   resolver = getattr(strategy, "cluster_resolver", None)
-  if resolver is None or not resolver.cluster_spec().as_dict():
+  spec = resolver.cluster_spec().as_dict() if resolver else {}
+  if not spec:
     return True
   return resolver.task_type in (None, "chief") or (
-      resolver.task_type == "worker" and resolver.task_id == 0)
+      resolver.task_type == "worker" and resolver.task_id == 0 and "chief" not in spec)
 
 
 def input_pipeline(strategy):

@@ -62,12 +62,12 @@ def free_port():
 
 
 def worker_environments(count=2):
-  """The environment of each of `count` workers on loopback: TF_CONFIG as a cluster
-  manager (TFJob, say) sets it."""
+  """The environment of each of `count` workers on loopback: TF_CONFIG as Kubeflow's TFJob
+  operator writes it (tests/test_clusters.py), with loopback addresses."""
   addresses = [f"127.0.0.1:{free_port()}" for _ in range(count)]
   return [dict(environment(), TF_CONFIG=json.dumps({
-      "cluster": {"worker": addresses}, "task": {"type": "worker", "index": index}}))
-      for index in range(count)]
+      "cluster": {"worker": addresses}, "task": {"type": "worker", "index": index},
+      "environment": "cloud"})) for index in range(count)]
 
 
 def start_workers(data_dir, output_dir, *flags, hparams=REAL_DATA_HPARAMS, environments=None):

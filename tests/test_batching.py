@@ -130,13 +130,19 @@ def test_training_repeats(split):
   assert len(counts) == kept and min(counts.values()) >= 2  # Every kept example, again.
 
 
-@pytest.mark.parametrize("num_shards", [2, 3])  # 4 files: by files, then by records.
-def test_shards_partition_the_examples(split, num_shards):
+# 4 files: whole files (as many each, then 1 or 2), then records (fewer files than shards).
+@pytest.mark.parametrize("num_shards, read", [
+    (2, "4 files for 2 input pipelines: each reads 2 whole files of its own"),
+    (3, "4 files for 3 input pipelines: each reads 1 or 2 whole files of its own"),
+    (5, "4 file(s) for 5 input pipelines: each pipeline reads every record and keeps 1 in 5")])
+def test_shards_partition_the_examples_and_say_how(split, num_shards, read, caplog):
+  caplog.set_level(logging.INFO)
   parts = [example_ids(batches(split, training=False, num_shards=num_shards, shard_index=i))
            for i in range(num_shards)]
   everything = [i for part in parts for i in part]
   assert sorted(everything) == list(range(NUM_EXAMPLES))  # Disjoint and complete.
-  assert all(len(part) > NUM_EXAMPLES // (2 * num_shards) for part in parts)
+  assert all(len(part) > NUM_EXAMPLES // (3 * num_shards) for part in parts)
+  assert f"fake train: {read}" in caplog.text
 
 
 def test_invalid_sharding_is_a_user_error(split):

@@ -44,7 +44,7 @@ def test_program_descriptions_leave_out_their_usage_lines_continued_ones_too():
                          ("ctranslate2_decoding", "[--sentences=200]"),
                          ("real_batches", "[--hparams=length_bucket_step=1.65]"),
                          ("serving", "[--overload_seconds=60]"),
-                         ("memory", "--case=NAME")):
+                         ("memory", "--case=NAME"), ("datagen", "[--pairs=1000000]")):
     text = report.description(program)
     assert text and usage not in text, (program, text[:300])
 

@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 from commands import call, run as run_process
-from t2t_lite.data import records
+from t2t_lite.data import datagen, encoding, records
 from t2t_lite.data.problem import Drop, Sources, TextPairProblem
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import write_bytes_atomic
@@ -174,17 +174,17 @@ def test_a_writer_failing_midway_keeps_the_earlier_data(tmp_path, monkeypatch):
   earlier = {split: TinyCorpus().split_info(split, data_dir) for split in ("train", "dev")}
   calls = []
 
-  def failing_serialize(inputs, targets):
+  def failing_write(writer, record):
     calls.append(1)
     if len(calls) > 50:
       raise OSError("disk full")
-    return original(inputs, targets)
+    return original(writer, record)
 
-  original = records.serialize
-  monkeypatch.setattr(records, "serialize", failing_serialize)
+  original = records.ShardWriter.write
+  monkeypatch.setattr(records.ShardWriter, "write", failing_write)
   with pytest.raises(OSError, match="disk full"):
     TinyCorpus().generate_data(data_dir, sources, progress=False)
-  monkeypatch.setattr(records, "serialize", original)
+  monkeypatch.setattr(records.ShardWriter, "write", original)
   for split in ("train", "dev"):  # The new data was written beside the old one.
     assert TinyCorpus().split_info(split, data_dir) == earlier[split]
   assert not [n for n in os.listdir(data_dir) if n.endswith(".incomplete")]
@@ -257,3 +257,90 @@ def test_splits_made_with_another_vocabulary_are_not_trusted(tmp_path):
   write_bytes_atomic(TinyCorpus().vocab_paths(data_dir)[0], other)
   with pytest.raises(UserError, match="no complete 'dev' data"):
     TinyCorpus().split_info("dev", data_dir)
+
+
+def train_and_marker(data_dir):
+  """({record file name: its bytes}, the train split's marker without its timing)."""
+  info = problem().split_info("train", data_dir)
+  files = {}
+  for path in info.files:
+    with open(path, "rb") as f:
+      files[os.path.basename(path)] = f.read()
+  summary = dict(info.summary, seconds=None)
+  return files, (info.examples, info.length_counts, summary)
+
+
+@pytest.mark.slow  # Starts the encoding processes.
+def test_the_records_are_the_same_bytes_with_one_process_or_two(shared_data, tmp_path,
+                                                                 monkeypatch):
+  """Parallel encoding as the guide's command runs it (docs/clusters.md), on 1,500 Europarl
+  pairs in batches of 100, the pool taking over after the first 2 batches."""
+  monkeypatch.setattr(datagen, "ENCODE_BATCH", 100)
+  monkeypatch.setattr(encoding, "IN_PROCESS_BATCHES", 2)
+  europarl = os.path.join(shared_data, "europarl", "europarl-v7.de-en.first20k")
+  source = head(europarl + ".en", 1500, tmp_path / "train.en")
+  target = head(europarl + ".de", 1500, tmp_path / "train.de")
+  made = []
+  for processes in (1, 2):
+    data_dir = str(tmp_path / f"data{processes}")
+    code, _, err = run("t2t-datagen", f"--problem={PROBLEM}", f"--data_dir={data_dir}",
+                       f"--train_source={source}", f"--train_target={target}",
+                       "--vocab_size=1000", "--num_shards=4",
+                       f"--num_concurrent_processes={processes}", "--noprogress")
+    assert code == 0, err[-3000:]
+    made.append(train_and_marker(data_dir))
+  (files, marker), (parallel_files, parallel_marker) = made
+  assert sorted(files) == [f"{PROBLEM}-train-0000{i}-of-00004.tfrecord" for i in range(4)]
+  assert parallel_files == files and parallel_marker == marker
+  assert marker[0] == 1500
+
+
+def test_the_train_split_comes_in_a_power_of_two_of_files_from_its_size():
+  assert [datagen.train_shards(pairs, 16) for pairs in (
+      200, 1_000_000, 1_600_001, 4_500_000, 36_000_000, 10 ** 9)] == [
+          16, 16, 32, 64, 512, datagen.MAX_SHARDS]
+  assert datagen.train_shards(29_000, 4) == 4  # Multi30k: its own count.
+
+
+def test_num_shards_sets_the_train_files_and_must_be_positive(tmp_path):
+  summary = TinyCorpus().generate_data(str(tmp_path / "data"), tiny_sources(tmp_path),
+                                       progress=False, num_shards=3)
+  info = TinyCorpus().split_info("train", str(tmp_path / "data"))
+  assert len(info.files) == 3 and summary.split("train").examples == 200
+  assert len(TinyCorpus().split_info("dev", str(tmp_path / "data")).files) == 1
+  for name, value in (("num_shards", 0), ("processes", -1)):
+    with pytest.raises(UserError, match="must be at least 1"):
+      TinyCorpus().generate_data(str(tmp_path / "other"), tiny_sources(tmp_path),
+                                 progress=False, **{name: value})
+
+
+def test_length_percentiles_from_counts_are_numpys():
+  import collections
+  import numpy as np
+  from t2t_lite.data.report import PERCENTILES, _percentiles
+  lengths = np.random.default_rng(3).integers(1, 200, size=999)
+  expected = np.percentile(lengths, PERCENTILES, method="inverted_cdf")
+  assert _percentiles(collections.Counter(lengths.tolist())) == dict(
+      {f"p{p}": int(v) for p, v in zip(PERCENTILES, expected)}, max=int(lengths.max()))
+
+
+def test_records_are_the_bytes_of_tensorflows_own_serialization():
+  """What the encoding processes write without TensorFlow is tf.train.Example's
+  deterministic serialization: ids of every varint width, empty lists too."""
+  import random
+  from t2t_lite.data import example_bytes
+  rng = random.Random(0)
+  varints = example_bytes.varint_table(1 << 15)  # Ids of 1 to 3 varint bytes.
+  for width in (1, 2, 3, 4, 1 << 14, 1 << 15, 1 << 40):
+    for length in (0, 1, 300):
+      inputs = [rng.randrange(width) for _ in range(length)]
+      targets = [rng.randrange(width) for _ in range(rng.randrange(1, 40))]
+      feature = {name: tf.train.Feature(int64_list=tf.train.Int64List(value=ids))
+                 for name, ids in (("inputs", inputs), ("targets", targets))}
+      expected = tf.train.Example(features=tf.train.Features(
+          feature=feature)).SerializeToString(deterministic=True)
+      assert example_bytes.serialize(inputs, targets) == expected
+      if width <= len(varints):
+        assert example_bytes.serialize(inputs, targets, varints) == expected
+      assert tf.io.parse_single_example(expected, records.FEATURES)[
+          "inputs"].numpy().tolist() == inputs

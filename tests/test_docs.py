@@ -22,8 +22,8 @@ WALKTHROUGH = "<!-- tested: tests/test_docs.py runs this walkthrough"
 # The guide's own pages (not the lab notebook, the benchmark tables or generated references).
 GUIDE_PAGES = ["README.md"] + [os.path.join("docs", name) for name in (
     "index.md", "getting-started.md", "own-data.md", "training.md", "recipes.md",
-    "decoding.md", "export.md", "serving.md", "gpus.md", "replicas.md", "python.md",
-    "tensor2tensor.md", "performance.md", "architecture.md")]
+    "decoding.md", "export.md", "serving.md", "gpus.md", "replicas.md", "clusters.md",
+    "python.md", "tensor2tensor.md", "performance.md", "architecture.md")]
 # What the walkthrough's real settings become in the test: a tiny model, a few steps.
 TINY = {
     "--vocab_size=8192": "--vocab_size=1000",

@@ -6,6 +6,7 @@ import unicodedata
 import pytest
 import tensorflow as tf
 
+from t2t_lite.data import records
 from t2t_lite.data.vocabulary import (EOS_ID, PAD_ID, UNK_ID, Vocabulary, train_sentencepiece,
                                       vocab_size_of)
 from t2t_lite.errors import UserError
@@ -111,6 +112,30 @@ def test_user_defined_symbols_stay_atomic():
   assert [p for p in atomic if p in symbols] == ["(S", "(NP", ")NP", ")S"]
   plain = pieces(Vocabulary(train_sentencepiece(trees, 300)))
   assert not [p for p in plain if p in symbols]  # Without them, BPE splits the brackets.
+
+
+def test_datagen_encodes_as_the_graph_does(news, news_vocab):
+  """t2t-datagen's encoding processes (SentencePiece's library) and the decoder's and a
+  SavedModel's tokenizer (its TensorFlow op) give the same ids: on real news text in three
+  languages, on what falls back to bytes, on a lowercasing vocabulary, and on
+  user-defined symbols."""
+  from t2t_lite.data.encoding import PairEncoder
+  odd = ["Grüße 東京 🚀 — «ça»  two  spaces", " leading and trailing ", "tab\there",
+         "\u00a0no-break\u2009thin\u200bzero-width", "e\u0301 combining", "\x7f\x01 control"]
+  lowercase = Vocabulary(train_sentencepiece(news["de"], 4000, lowercase=True))
+  trees = ["(S (NP the dog )NP (VP barks )VP )S", "(S (NP cats )NP (VP sleep )VP )S"] * 50
+  symbols = Vocabulary(train_sentencepiece(trees, 300, user_defined_symbols=("(S", ")S")))
+  cases = [(news_vocab, [line for lines in news.values() for line in lines] + odd),
+           (lowercase, news["de"][:500] + ["GROSSE Straße, ÄRGER über Öl"] + odd),
+           (symbols, trees[:2] + ["(S (NP birds )NP )S"] + odd)]
+  for vocab, texts in cases:
+    encoded = PairEncoder(vocab.model_proto, vocab.model_proto).encode(
+        [(text, text) for text in texts])
+    in_graph = vocab.encode(tf.constant(texts))  # [texts, (length)]
+    lengths = in_graph.row_lengths().numpy().tolist()
+    assert encoded.input_lengths == encoded.target_lengths == lengths
+    expected = [records.serialize(ids, ids) for ids in in_graph.to_list()]
+    assert encoded.records == expected
 
 
 def test_too_large_vocab_says_what_size_fits():

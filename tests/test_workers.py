@@ -1,10 +1,12 @@
 """t2t-trainer as two workers under TF_CONFIG (MultiWorkerMirroredStrategy), two processes on
 loopback with one CPU each, from one t2t-datagen data directory, through the command: one
 device's losses on the same global batch, one writer, a stop agreed by both workers and a
-resume at the same data position, a lost worker, and the other commands on the run."""
+resume at the same data position, a lost worker, and the other commands on the run; and
+the same two workers started by `srun` on a real one-node Slurm."""
 
 import json
 import os
+import re
 import signal
 import time
 
@@ -13,8 +15,9 @@ import pytest
 from commands import call, error_line
 from replica_runs import (NO_DROPOUT, assert_same_losses, copy_stopped_at, finish, latest_step,
                           learning_rates, leftovers, listed_steps, losses, scalars,
-                          start_workers, train_here, train_workers, wait_for_a_checkpoint,
-                          worker_environments)
+                          start_workers, train_here, train_workers, trainer_argv,
+                          wait_for_a_checkpoint, worker_environments)
+from slurm_cluster import one_node_slurm
 from tiny_runs import tiny_data
 
 pytestmark = pytest.mark.slow  # Trains through pairs of t2t-trainer processes.
@@ -37,14 +40,22 @@ def reference_run(small_translation_data, tmp_path_factory):
   return data_dir, output_dir
 
 
-def test_two_workers_give_one_device_losses_and_write_once(tmp_path):
-  data_dir = tiny_data(str(tmp_path / "tiny"))
+@pytest.fixture(scope="module")
+def one_device_run(tmp_path_factory):
+  """(tiny data_dir, one device's losses over 3 steps, each step's batch the whole split)."""
+  work = tmp_path_factory.mktemp("tiny")
+  data_dir = tiny_data(str(work / "tiny"))
+  one_device = str(work / "one_device")
+  train_here(data_dir, one_device, "--train_steps=3", "--schedule=train", hparams=WHOLE_SPLIT)
+  return data_dir, losses(one_device)
+
+
+def test_two_workers_give_one_device_losses_and_write_once(one_device_run, tmp_path):
+  data_dir, one_device_losses = one_device_run
   workers = str(tmp_path / "workers")
   outputs = train_workers(data_dir, workers, "--train_steps=3", "--local_eval_frequency=2",
                           "--eval_steps=0", hparams=WHOLE_SHARD)
-  one_device = str(tmp_path / "one_device")
-  train_here(data_dir, one_device, "--train_steps=3", "--schedule=train", hparams=WHOLE_SPLIT)
-  assert_same_losses(losses(one_device), losses(workers), steps=[1, 2, 3])
+  assert_same_losses(one_device_losses, losses(workers), steps=[1, 2, 3])
   # The chief alone writes: each evaluation's summaries once, best/, curves.png.
   assert [step for step, _ in scalars(workers, "eval", "loss")] == [0, 2, 3]
   assert len(os.listdir(os.path.join(workers, "train"))) == 1
@@ -52,6 +63,25 @@ def test_two_workers_give_one_device_losses_and_write_once(tmp_path):
   assert os.path.isfile(os.path.join(workers, "curves.png"))
   assert leftovers(workers) == []
   assert all("Traceback" not in output for output in outputs)
+
+
+def test_srun_starts_two_workers_of_one_run_on_a_real_slurm(one_device_run, tmp_path):
+  """`srun -n 2 t2t-trainer ...` on a one-node Slurm started here (tests/slurm_cluster.py):
+  each task finds its place through SlurmClusterResolver, with no TF_CONFIG; the run is
+  one device's on the same global batch, written by task 0 alone."""
+  data_dir, one_device_losses = one_device_run
+  output_dir = str(tmp_path / "run")
+  with one_node_slurm(tmp_path / "slurm") as slurm:
+    result = slurm.srun(["--ntasks=2", "--resv-ports=2", "--kill-on-bad-exit=1",
+                         "--label", *trainer_argv(data_dir, output_dir, WHOLE_SHARD,
+                                                  "--train_steps=3", "--schedule=train")])
+  assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+  for task in (0, 1):
+    assert re.search(rf"^{task}: .*Slurm: worker {task} of 2 \(localhost:\d+\)$",
+                     result.stderr, re.MULTILINE), result.stderr[-4000:]
+  assert_same_losses(one_device_losses, losses(output_dir), steps=[1, 2, 3])
+  assert len(os.listdir(os.path.join(output_dir, "train"))) == 1
+  assert leftovers(output_dir) == [] and "Traceback" not in result.stderr
 
 
 def test_a_stop_agreed_by_both_a_lost_worker_and_each_restart_resume_where_they_left(

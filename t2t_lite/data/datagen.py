@@ -8,6 +8,12 @@ data_dir as it was. Only when every split is complete are the problem's old
 markers and shards removed and the new files moved in, markers last; an
 interrupted run leaves nothing trusted, and the next run removes its staging
 directory. A marker records the vocabulary's digest; readers check it.
+
+The records are encoded on every core (`t2t_lite.data.encoding`), the same bytes whatever
+the number of processes, and written round-robin into the split's files: record i into
+file i mod N, so that each file holds an even sample of the whole split. The train
+split's N grows with its size (`train_shards`), so that several workers can each read
+whole files of their own; dev and test take the problem's `record_shards`.
 """
 
 import collections
@@ -18,10 +24,8 @@ import os
 import shutil
 import time
 
-import numpy as np
-import tensorflow as tf
-
 from t2t_lite.data import records
+from t2t_lite.data.encoding import PairEncoder, default_processes, encode_in_order
 from t2t_lite.data.report import DatagenSummary, PairProgress, SplitSummary, VocabSummary
 from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.errors import UserError
@@ -29,6 +33,10 @@ from t2t_lite.files.atomic_files import TEMP_SUFFIX, write_bytes_atomic, write_t
 from t2t_lite.files.file_reading import read_bytes
 
 ENCODE_BATCH = 1024  # Pairs encoded per call of the tokenizer.
+# Train pairs a file at most (~18 MB of records at Europarl's lengths), unless there would
+# be more than MAX_SHARDS files: WMT14 en-de's 4.5 million pairs come in 64 files.
+PAIRS_PER_SHARD = 100_000
+MAX_SHARDS = 1024
 
 
 def vocab_paths(problem, data_dir):
@@ -56,10 +64,18 @@ def read_split_info(problem, split, data_dir):
   return records.require_split(data_dir, problem.name, split, vocab_digest(problem, data_dir))
 
 
-def generate(problem, data_dir, sources, *, vocab_size, progress):
-  """Writes the vocabulary and every split of `problem`; returns a `DatagenSummary`."""
+def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=None,
+             processes=None):
+  """Writes the vocabulary and every split of `problem`; returns a `DatagenSummary`.
+
+  num_shards: the train split's file count (default: `train_shards` of its size).
+  processes: how many processes encode the records (default: one per core).
+  """
   if not isinstance(vocab_size, int) or vocab_size < 1:
     raise UserError(f"vocab_size={vocab_size} must be a positive integer")
+  for name, value in (("num_shards", num_shards), ("num_concurrent_processes", processes)):
+    if value is not None and value < 1:
+      raise UserError(f"--{name}={value} must be at least 1")
   os.makedirs(data_dir, exist_ok=True)
   staging = os.path.join(data_dir, problem.name + TEMP_SUFFIX)
   if os.path.islink(staging) or os.path.isfile(staging):
@@ -68,17 +84,32 @@ def generate(problem, data_dir, sources, *, vocab_size, progress):
     shutil.rmtree(staging)  # Left by an interrupted run.
   os.makedirs(staging)
   try:
-    vocab_summary = _write_vocabularies(problem, staging, sources, vocab_size, progress)
-    input_vocab, target_vocab = problem.vocabularies(staging)
+    vocab_summary, train_pairs = _write_vocabularies(problem, staging, sources, vocab_size,
+                                                     progress)
+    encoder = PairEncoder(*(read_bytes(path) for path in vocab_paths(problem, staging)))
     digest = vocab_digest(problem, staging)
-    splits = [_write_split(problem, split, staging, sources, input_vocab, target_vocab, digest,
-                           progress) for split in problem.splits]
+    shards = dict(problem.record_shards)
+    shards["train"] = num_shards or train_shards(train_pairs, shards.get("train", 1))
+    processes = processes or default_processes()
+    splits = [_write_split(problem, split, staging, sources, encoder, digest,
+                           shards.get(split, 1), processes, progress)
+              for split in problem.splits]
     _move_in(problem, staging, data_dir)
   finally:
     shutil.rmtree(staging, ignore_errors=True)
   vocab_summary = dataclasses.replace(
       vocab_summary, paths=sorted(set(vocab_paths(problem, data_dir))))
   return DatagenSummary(problem.name, data_dir, vocab_summary, splits)
+
+
+def train_shards(pairs, minimum=1):
+  """The train split's file count for `pairs` pairs: the least power of two that keeps
+  them to PAIRS_PER_SHARD a file, at least `minimum` (the problem's), at most MAX_SHARDS.
+  A power of two, so that 2, 4, 8... workers each read as many whole files of their own."""
+  shards = 1
+  while shards * PAIRS_PER_SHARD < pairs and shards < MAX_SHARDS:
+    shards *= 2
+  return max(shards, minimum)
 
 
 def _move_in(problem, staging, data_dir):
@@ -100,7 +131,7 @@ def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
     sides = {input_path: (0, 1)}
   else:
     sides = {input_path: (0,), target_path: (1,)}
-  sentences = collections.Counter()
+  sentences, pairs = collections.Counter(), collections.Counter()
   for path, columns in sides.items():
     bar = PairProgress(f"vocabulary {os.path.basename(path)}: reading train", progress)
     counts = collections.Counter()
@@ -108,6 +139,7 @@ def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
     def texts():
       for pair in problem.clean_pairs("train", sources, counts):
         bar.update(counts["read"])
+        pairs[path] += 1
         for column in columns:
           sentences[path] += 1
           yield pair[column]
@@ -123,39 +155,41 @@ def _write_vocabularies(problem, data_dir, sources, vocab_size, progress):
                                 lowercase=problem.lowercase)
     bar.close()
     write_bytes_atomic(path, model)
-  return VocabSummary(paths=sorted(set((input_path, target_path))), size=vocab_size,
-                      shared=problem.shared_vocab, sentences=sum(sentences.values()),
-                      seconds=time.time() - start)
+  summary = VocabSummary(paths=sorted(set((input_path, target_path))), size=vocab_size,
+                         shared=problem.shared_vocab, sentences=sum(sentences.values()),
+                         seconds=time.time() - start)
+  return summary, pairs[input_path]
 
 
-def _write_split(problem, split, data_dir, sources, input_vocab, target_vocab, digest,
+def _write_split(problem, split, data_dir, sources, encoder, digest, shards, processes,
                  progress):
   start = time.time()
   counts = collections.Counter()
-  input_lengths, target_lengths = [], []
-  paths = records.shard_paths(data_dir, problem.name, split, problem.record_shards.get(split, 1))
+  # {length: examples} of each side and of the longer side: sizes that do not grow.
+  input_lengths, target_lengths, longest = (collections.Counter() for _ in range(3))
+  written = 0
+  paths = records.shard_paths(data_dir, problem.name, split, shards)
   bar = PairProgress(f"{split}: writing", progress)
+  batches = _batches(problem.clean_pairs(split, sources, counts), ENCODE_BATCH)
   with records.ShardWriter(paths) as writer:
-    for batch in _batches(problem.clean_pairs(split, sources, counts), ENCODE_BATCH):
-      inputs = _encode(input_vocab, [source for source, _ in batch])
-      targets = _encode(target_vocab, [target for _, target in batch])
-      for input_ids, target_ids in zip(inputs, targets):
-        writer.write(records.serialize(input_ids, target_ids))
-        input_lengths.append(len(input_ids))
-        target_lengths.append(len(target_ids))
-      bar.update(counts["read"], len(input_lengths))
+    for encoded in encode_in_order(encoder, batches, processes):
+      for record in encoded.records:
+        writer.write(record)
+      input_lengths.update(encoded.input_lengths)
+      target_lengths.update(encoded.target_lengths)
+      longest.update(map(max, encoded.input_lengths, encoded.target_lengths))
+      written += len(encoded.records)
+      bar.update(counts["read"], written)
     writer.commit()
   bar.close()
-  summary = SplitSummary.from_lengths(split, counts, np.array(input_lengths, np.int64),
-                                      np.array(target_lengths, np.int64), time.time() - start)
-  longest = np.maximum(input_lengths, target_lengths) if input_lengths else np.zeros(0, np.int64)
-  values, frequencies = np.unique(longest, return_counts=True)
+  summary = SplitSummary.from_length_counts(split, counts, input_lengths, target_lengths,
+                                            time.time() - start)
   info = records.SplitInfo(
-      problem=problem.name, split=split, files=tuple(paths), examples=len(input_lengths),
-      length_counts={int(v): int(n) for v, n in zip(values, frequencies)},
+      problem=problem.name, split=split, files=tuple(paths), examples=summary.examples,
+      length_counts={int(v): int(n) for v, n in sorted(longest.items())},
       vocab_digest=digest, summary=summary.to_dict())
   write_text_atomic(records.marker_path(data_dir, problem.name, split),
-                            info.to_json(data_dir))
+                    info.to_json(data_dir))
   return summary
 
 
@@ -174,10 +208,3 @@ def _batches(iterable, size):
       batch = []
   if batch:
     yield batch
-
-
-def _encode(vocab, texts):
-  """Texts -> a list of numpy id arrays, each ending with EOS."""
-  ids = vocab.encode(tf.constant(texts))  # [batch, (length)]
-  flat, splits = ids.flat_values.numpy(), ids.row_splits.numpy()
-  return [flat[splits[i]:splits[i + 1]] for i in range(len(texts))]

@@ -35,8 +35,8 @@ def make_dataset(info, hparams, *, training, shuffle, deterministic, num_shards,
     max_length = max(max_length, info.longest)  # Eval keeps every example.
 
   files = tf.data.Dataset.from_tensor_slices(list(info.files))
-  shard_files = len(info.files) % num_shards == 0
-  if shard_files:  # Each worker reads whole files: cheaper than skipping records.
+  shard_files = shards_by_file(info, num_shards)
+  if shard_files:  # Each pipeline reads whole files: cheaper than skipping records.
     files = files.shard(num_shards, shard_index)
   if shuffle:
     files = files.shuffle(len(info.files), seed=seed, reshuffle_each_iteration=True)
@@ -70,6 +70,28 @@ def make_dataset(info, hparams, *, training, shuffle, deterministic, num_shards,
   options = tf.data.Options()
   options.deterministic = deterministic
   return batches.with_options(options)
+
+
+def shards_by_file(info, pipelines):
+  """Whether `pipelines` input pipelines share the split's files (each reads whole files of
+  its own: files i, i + pipelines, ...) rather than its records (each reads every file and
+  keeps one record in `pipelines`); logs which, when several pipelines read."""
+  files = len(info.files)
+  if pipelines == 1:
+    return True
+  if files < pipelines:
+    train = info.split == "train"  # The split t2t-datagen --num_shards sets.
+    (logging.warning if train else logging.info)(
+        "%s %s: %d file(s) for %d input pipelines: each pipeline reads every record and "
+        "keeps 1 in %d%s", info.problem, info.split, files, pipelines, pipelines,
+        f"; t2t-datagen --num_shards=N, N a multiple of {pipelines}, lets each read whole "
+        f"files of its own" if train else "")
+    return False
+  fewest, most = files // pipelines, -(-files // pipelines)
+  logging.info("%s %s: %d files for %d input pipelines: each reads %s whole files of its own",
+               info.problem, info.split, files, pipelines,
+               fewest if fewest == most else f"{fewest} or {most}")
+  return True
 
 
 def _check_sharding(num_shards, shard_index):

@@ -24,7 +24,8 @@ What a subclass sets or implements:
   decoding_metric(sources, outputs, references)  its value for decoded lines
                         against reference targets (parsing: "bracket_f1"); None
                         for sacreBLEU.
-  record_shards         {split: number of TFRecord files}.
+  record_shards         {split: number of TFRecord files}; the train split's grows with
+                        its size (`datagen.train_shards`), or is t2t-datagen's --num_shards.
   text_pairs(split, sources)  yields (source_text, target_text) for "train",
                         "dev", "test" (or `Drop(reason)` for an item to skip);
                         raises UserError on bad input. A split with no pairs is
@@ -155,18 +156,23 @@ class TextPairProblem:
 
   # Data generation.
 
-  def generate_data(self, data_dir, sources, *, vocab_size=None, progress=True):
+  def generate_data(self, data_dir, sources, *, vocab_size=None, progress=True,
+                    num_shards=None, processes=None):
     """Writes the vocabulary and each split's TFRecords into `data_dir`.
 
     vocab_size: overrides the class's `vocab_size` (for small corpora).
     progress: print a progress line to stderr while reading.
+    num_shards: the train split's number of files (default: from its size, at least
+      `record_shards["train"]`; `datagen.train_shards`).
+    processes: processes that encode the records (default: one per core); the records
+      are the same whatever their number.
     Returns a `DatagenSummary` (`str()` of it is the report t2t-datagen prints).
     Each run regenerates everything beside the old data and replaces it only
     once complete; until a split's marker is written last, readers do not
     trust any of its files.
     """
     return datagen.generate(self, data_dir, sources, vocab_size=vocab_size or self.vocab_size,
-                            progress=progress)
+                            progress=progress, num_shards=num_shards, processes=processes)
 
   # Vocabularies.
 

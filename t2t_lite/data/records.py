@@ -12,6 +12,7 @@ import os
 
 import tensorflow as tf
 
+from t2t_lite.data import example_bytes
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import TEMP_SUFFIX
 from t2t_lite.files.json_files import DamagedFile, check_field, has_type, parse_object, read_text
@@ -113,12 +114,9 @@ def remove_split(data_dir, problem, split):
 
 
 def serialize(inputs, targets):
-  """Two lists of ids -> a serialized tf.train.Example."""
-  feature = {
-      "inputs": tf.train.Feature(int64_list=tf.train.Int64List(value=inputs)),
-      "targets": tf.train.Feature(int64_list=tf.train.Int64List(value=targets)),
-  }
-  return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+  """Two sequences of ids -> a serialized tf.train.Example (`example_bytes`: the bytes
+  protobuf's deterministic serialization gives, in every process)."""
+  return example_bytes.serialize(inputs, targets)
 
 
 class ShardWriter:

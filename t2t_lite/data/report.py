@@ -3,8 +3,6 @@
 import dataclasses
 import os
 
-import numpy as np
-
 from t2t_lite.progress_line import ProgressLine
 
 PERCENTILES = (50, 90, 99)
@@ -27,12 +25,14 @@ class SplitSummary:
   seconds: float
 
   @classmethod
-  def from_lengths(cls, split, counts, input_lengths, target_lengths, seconds):
-    """counts: Counter with "read" and drop reasons; lengths: [examples] int arrays."""
+  def from_length_counts(cls, split, counts, input_lengths, target_lengths, seconds):
+    """counts: Counter with "read" and drop reasons; lengths: {length: examples} of each
+    side (a histogram: its size does not grow with the split)."""
     return cls(split=split, pairs_read=counts["read"],
                dropped={k: v for k, v in sorted(counts.items()) if k != "read"},
-               examples=len(input_lengths), input_tokens=int(input_lengths.sum()),
-               target_tokens=int(target_lengths.sum()),
+               examples=sum(input_lengths.values()),
+               input_tokens=sum(length * n for length, n in input_lengths.items()),
+               target_tokens=sum(length * n for length, n in target_lengths.items()),
                input_lengths=_percentiles(input_lengths),
                target_lengths=_percentiles(target_lengths), seconds=seconds)
 
@@ -40,12 +40,18 @@ class SplitSummary:
     return dataclasses.asdict(self)
 
 
-def _percentiles(lengths):
-  if not len(lengths):
+def _percentiles(length_counts):
+  """{length: examples} -> {"p50", "p90", "p99", "max"}: for each, the smallest length at
+  least that percent of the examples do not exceed (numpy's "inverted_cdf")."""
+  if not length_counts:
     return {}
-  values = np.percentile(lengths, PERCENTILES, method="inverted_cdf")
-  result = {f"p{p}": int(v) for p, v in zip(PERCENTILES, values)}
-  result["max"] = int(lengths.max())
+  total, below, result = sum(length_counts.values()), 0, {}
+  percents = list(PERCENTILES)
+  for length in sorted(length_counts):
+    below += length_counts[length]
+    while percents and below * 100 >= percents[0] * total:
+      result[f"p{percents.pop(0)}"] = int(length)
+  result["max"] = int(max(length_counts))
   return result
 
 

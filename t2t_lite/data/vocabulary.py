@@ -7,8 +7,10 @@ vocabulary, so decoding restores the encoded text exactly. A lowercasing vocabul
 (`lowercase=True`) normalises with NFKC and case folding instead, and restores the text
 lowercased.
 
-The same `tensorflow_text.SentencepieceTokenizer` encodes the records at
-datagen time, decodes model outputs, and goes into an exported SavedModel.
+One model, two runtimes: `tensorflow_text.SentencepieceTokenizer` (this module's
+`Vocabulary`) decodes model outputs and goes into an exported SavedModel; t2t-datagen
+encodes the records with SentencePiece's own library, in processes without TensorFlow
+(`t2t_lite.data.encoding`). tests/test_vocabulary.py checks that both give the same ids.
 """
 
 import io

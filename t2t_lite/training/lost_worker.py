@@ -6,12 +6,11 @@ stops hearing from the peer): the step, evaluation or save under way raises one 
 `PEER_ERRORS`, whose text names the peer as /job:worker/replica:0/task:N.
 """
 
-import json
-import os
 import re
 
 import tensorflow as tf
 
+from t2t_lite.cluster import find_cluster
 from t2t_lite.errors import UserError
 
 PEER_ERRORS = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError,
@@ -34,9 +33,10 @@ def lost_worker_error(error, latest_checkpoint):
 
 
 def _task_name(job, index):
-  """'worker 1 (host:port)', its address as TF_CONFIG gives it."""
+  """'worker 1 (host:port)', its address as the cluster gives it."""
   try:
-    address = json.loads(os.environ.get("TF_CONFIG", "{}"))["cluster"][job][index]
-  except (ValueError, KeyError, IndexError, TypeError):
-    return f"{job} {index}"
-  return f"{job} {index} ({address})"
+    cluster = find_cluster()
+  except UserError:
+    cluster = None
+  address = cluster.address_of(job, index) if cluster else None
+  return f"{job} {index} ({address})" if address else f"{job} {index}"

@@ -16,12 +16,12 @@ run has something of value, and resuming it needs its files.
 """
 
 import contextlib
-import json
 import os
 import shutil
 
 from absl import logging
 
+from t2t_lite.cluster import find_cluster
 from t2t_lite.files import writer_lock
 from t2t_lite.files.atomic_files import write_bytes_atomic
 from t2t_lite.run import layout
@@ -87,15 +87,7 @@ def _read(path):
 
 
 def is_chief_process():
-  """Whether this process writes the run directory: TF_CONFIG's chief, or its worker 0
-  when it names no chief (`t2t_lite.strategy.is_chief` once the strategy exists), or the
-  only process when TF_CONFIG names at most one worker."""
-  try:
-    config = json.loads(os.environ.get("TF_CONFIG") or "{}")
-    if len(config.get("cluster", {}).get("worker", [])) <= 1:
-      return True
-    task = config.get("task", {})
-    return task.get("type") in (None, "chief") or (
-        task.get("type") == "worker" and int(task.get("index", 0)) == 0)
-  except (ValueError, TypeError, AttributeError):
-    return True  # make_strategy names what is wrong with TF_CONFIG.
+  """Whether this process writes the run directory: its cluster's chief (`t2t_lite.cluster`;
+  `t2t_lite.strategy.is_chief` once the strategy exists), or the only process."""
+  cluster = find_cluster()
+  return cluster is None or cluster.is_chief
