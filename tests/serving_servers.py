@@ -46,6 +46,17 @@ def decoder_lines(tmp_path_factory):
   return built_once(tmp_path_factory, "tiny_decoder_lines", decode)
 
 
+def predict_decoders_lines(server, tmp_path_factory):
+  """Asks `server` (a ServerThread) for SENTENCES and a blank one, checks that its answers
+  are t2t-decoder's lines (n-best tab-joined; blank stays blank) -> the answer."""
+  lines = decoder_lines(tmp_path_factory)
+  status, answer = server.predict(SENTENCES + [""])
+  assert status == 200
+  assert ["\t".join(p["n_best"]) for p in answer["predictions"][:-1]] == lines[:-1]
+  assert answer["predictions"][-1]["translations"] == lines[-1] == ""
+  return answer
+
+
 def same_answers(got, expected):
   """Whether two lists of predictions have equal texts and scores equal up to round-off."""
   import math

@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-from serving_servers import SENTENCES, ServerThread, decoder_lines
+from serving_servers import SENTENCES, ServerThread, predict_decoders_lines
 from t2t_lite.serving.run_served import ServedRuns
 from tiny_runs import TINY_SERVING, tiny_run
 
@@ -28,12 +28,8 @@ def served_run(tmp_path_factory):
 def test_a_run_directory_answers_t2t_decoders_lines_and_draws_attention(served_run,
                                                                        tmp_path_factory):
   _, served = served_run
-  lines = decoder_lines(tmp_path_factory)
   with ServerThread(served) as server:
-    status, answer = server.predict(SENTENCES + [""])
-    assert status == 200
-    assert ["\t".join(p["n_best"]) for p in answer["predictions"][:-1]] == lines[:-1]
-    assert answer["predictions"][-1]["translations"] == lines[-1] == ""
+    answer = predict_decoders_lines(server, tmp_path_factory)
     status, _, drawn = server.call("POST", "/page/attention", {
         "sentence": SENTENCES[0], "target": answer["predictions"][0]["translations"]})
   assert status == 200
