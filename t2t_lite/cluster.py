@@ -35,6 +35,13 @@ SLURM_PORT = 8888  # SlurmClusterResolver's first port when srun reserved none.
 GUIDE = "see docs/clusters.md"
 
 
+def writes_the_run(task_type, task_id, jobs):
+  """Whether task `task_id` of `task_type` in a cluster of `jobs` ({job: [address]}) writes
+  the run: the chief, or worker 0 when the cluster names no chief (TensorFlow's rule)."""
+  return task_type == "chief" or (task_type == "worker" and task_id == 0
+                                  and not jobs.get("chief"))
+
+
 @dataclasses.dataclass(frozen=True)
 class Cluster:
   """The processes of one training run and which of them this one is.
@@ -57,9 +64,8 @@ class Cluster:
 
   @property
   def is_chief(self):
-    """Whether this process writes the run: the chief, or worker 0 when none is named."""
-    return self.task_type == "chief" or (
-        self.task_type == "worker" and self.task_id == 0 and not self.jobs.get("chief"))
+    """Whether this process writes the run (`writes_the_run`)."""
+    return writes_the_run(self.task_type, self.task_id, self.jobs)
 
   @property
   def address(self):

@@ -9,7 +9,7 @@ input is split, and which process writes (the chief).
 from absl import logging
 import tensorflow as tf
 
-from t2t_lite.cluster import find_cluster
+from t2t_lite.cluster import find_cluster, writes_the_run
 from t2t_lite.errors import UserError
 
 
@@ -85,8 +85,8 @@ def is_chief(strategy):
   spec = resolver.cluster_spec().as_dict() if resolver else {}
   if not spec:
     return True
-  return resolver.task_type in (None, "chief") or (
-      resolver.task_type == "worker" and resolver.task_id == 0 and "chief" not in spec)
+  return resolver.task_type is None or writes_the_run(resolver.task_type, resolver.task_id,
+                                                      spec)
 
 
 def input_pipeline(strategy):
