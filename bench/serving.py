@@ -7,8 +7,11 @@ generated from the files beside the project, transformer_tiny_multi30k for
 --train_minutes (small batches and a short warmup: enough steps in minutes for a model
 that ends its sentences, so that outputs have sentences' lengths). The sentences: Multi30k's
 test_2016_flickr English, the first --sentences, every row on the same ones.
-  offline:      t2t-decoder's Translator at batch 32 (sorted by length), the SavedModel
-                and a CTranslate2 export of the run in batches of 32 sorted by length
+  offline:      t2t-decoder's Translator at batch 32 (sorted by length); the same with
+                the finished sentences kept in the batch to its end (beam_search.py, as
+                under XLA, instead of retired: retiring.py); the same in batches of 32 in
+                input order, unsorted, as a server's arrive; the SavedModel and a
+                CTranslate2 export of the run in batches of 32 sorted by length
                 (t2t-serve's ServedCTranslate2, CTranslate2's length penalty 0.4), each in
                 this process, timed after a warm-up pass: sentences/s;
   alone:        the SavedModel decoding one sentence at a time in this process: the latency
@@ -98,10 +101,18 @@ def offline_rows(run_dir, export_dir, ct2_dir, sentences):
   from t2t_lite.serving.ctranslate2_served import ServedCTranslate2
   from t2t_lite.serving.saved_model_served import ServedSavedModel
   translator = Run.open(run_dir).translator(f"batch_size={BATCH_SIZE}")
+  keeping = Run.open(run_dir).translator(f"batch_size={BATCH_SIZE}")
+  keeping.retire_finished = False  # Before its first search is traced.
   saved = ServedSavedModel(export_dir, 1)
   ct2 = ServedCTranslate2(ct2_dir, batch_size=BATCH_SIZE)
   decoders = {
       "t2t-decoder, batch 32 (offline)": lambda: translator.translate(sentences, progress=False),
+      "t2t-decoder, batch 32, finished sentences kept in the batch (offline)": lambda: (
+          keeping.translate(sentences, progress=False)),
+      "t2t-decoder, batches of 32 in input order, unsorted (offline)": lambda: [
+          line for start in range(0, len(sentences), BATCH_SIZE)
+          for line in translator.translate(sentences[start:start + BATCH_SIZE],
+                                           progress=False)],
       "SavedModel, batches of 32 sorted by length (offline)": lambda: [
           o["translations"] for o in in_sorted_batches(saved.decode, saved.input_lengths(
               sentences), sentences)],

@@ -46,11 +46,12 @@ TREES = ["(S (NP DT NN )NP (VP VBD (PP IN (NP DT NN )NP )PP )VP . )S",
          "(S (NP NNS )NP (VP VBD )VP . )S"]
 
 
-def untrained_parser():
-  """-> (problem, model, vocabulary): an untrained parser with a small real vocabulary."""
+def untrained_parser(problem=None):
+  """-> (problem, model, vocabulary): an untrained parser with a small real vocabulary;
+  problem: a parsing problem (default: parsing_english_ptb16k's)."""
   from t2t_lite.data.vocabulary import Vocabulary, train_sentencepiece
   from t2t_lite.problems.parsing_ptb import ParsingEnglishPtb16k
-  problem = ParsingEnglishPtb16k()
+  problem = problem or ParsingEnglishPtb16k()
   size = 480
   model = small_model(hparams=dataclasses.replace(SMALL, max_length=64), input_vocab=size,
                       target_vocab=size, seed=1)  # Before the vocabulary: seeding resets

@@ -3,6 +3,7 @@ what t2t-decoder builds around them.
 
 The searches and what they decode:
   beam_search.py     tensor2tensor's beam search (alive and finished sets, length penalty).
+  retiring.py        the same search, its finished examples leaving the batch (TensorFlow).
   greedy.py          the argmax at every step, over the same step callback and cache.
   lengths.py         what both share: per-example limits, the forced EOS, the length penalty.
   model_decoding.py  a `Transformer` plugged in: encode, build the cache, search, trim.
@@ -25,7 +26,9 @@ Around them, for t2t-decoder:
 A step callback is `step_fn(ids [n], step scalar, cache) -> (logits [n, vocab], cache)`:
 `ids` are the decoder inputs at position `step` (the initial id at step 0, then the
 previous outputs), and every tensor of the nested `cache` has the `n` rows first.
-The searches run eagerly, under `tf.function`, under XLA and on Keras's JAX backend.
+The searches run eagerly, under `tf.function`, under XLA and on Keras's JAX backend;
+the retiring beam search (whose batch shrinks) eagerly and under `tf.function` only,
+which is how t2t-decoder and the SavedModel search on a CPU.
 What a problem's targets need beyond text (`Problem.target_form`) and a right-to-left
 run's order of target ids live below decoding, in t2t_lite.data.target_form and
 t2t_lite.data.target_order.

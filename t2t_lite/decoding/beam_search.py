@@ -83,35 +83,51 @@ def beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_len
     scores: [batch, beam] float32, log_prob / ((5 + len) / 6) ** alpha with len
       counting the EOS, sorted best first; -inf marks a slot with no hypothesis.
   """
-  if alpha < 0:
-    raise ValueError(f"alpha must be >= 0 for the early-stopping bound, got {alpha}")
+  check_alpha(alpha)
   limits = example_limits(initial_ids, max_decode_length, decode_lengths)  # [batch]
   best_possible_penalty = length_penalty(limits, alpha)           # [batch]
 
-  def done(state):
-    """[batch] bool: the examples whose search is over."""
-    at_limit = ops.greater_equal(state.step, limits)              # [batch]
-    if not stop_early:
-      return at_limit
-    best_alive = state.alive_log_probs[:, 0] / best_possible_penalty  # [batch]
-    worst_finished = ops.min(state.finished_scores, axis=1)       # [batch]
-    return ops.logical_or(at_limit, ops.greater(worst_finished, best_alive))
-
   def cond(state):
+    done = examples_done(state, limits, best_possible_penalty, stop_early)
     return ops.logical_and(ops.less(state.step, max_decode_length),
-                           ops.any(ops.logical_not(done(state))))
+                           ops.any(ops.logical_not(done)))
 
   def body(state):
-    return (_grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_rule),)
+    stepped, alive_origins = extend(state, step_fn, limits, beam_size, alpha, vocab_size,
+                                    eos_id, count_rule)
+    return (stepped._replace(cache=reorder_cache(stepped.cache, alive_origins)),)
 
-  state = _initial_state(initial_ids, cache, beam_size, max_decode_length)
+  state = initial_state(initial_ids, cache, beam_size, max_decode_length)
   state = while_growing(cond, body, state, growth)
-  filled = ops.isfinite(state.finished_scores)[:, :, None]        # [batch, beam, 1]
-  sequences = ops.where(filled, state.finished_seq[:, :, 1:], 0)  # [batch, beam, length]
-  return sequences, state.finished_scores
+  return n_best_lists(state.finished_seq, state.finished_scores)
 
 
-def _initial_state(initial_ids, cache, beam_size, max_decode_length):
+def check_alpha(alpha):
+  if alpha < 0:
+    raise ValueError(f"alpha must be >= 0 for the early-stopping bound, got {alpha}")
+
+
+def examples_done(state, limits, best_possible_penalty, stop_early):
+  """[batch] bool: the examples whose search is over (the module doc's rule).
+
+  limits: [batch] the examples' L_b; best_possible_penalty: [batch] length_penalty(limits).
+  """
+  at_limit = ops.greater_equal(state.step, limits)                # [batch]
+  if not stop_early:
+    return at_limit
+  best_alive = state.alive_log_probs[:, 0] / best_possible_penalty  # [batch]
+  worst_finished = ops.min(state.finished_scores, axis=1)         # [batch]
+  return ops.logical_or(at_limit, ops.greater(worst_finished, best_alive))
+
+
+def n_best_lists(finished_seq, finished_scores):
+  """The finished sets [batch, beam, length + 1], [batch, beam] -> beam_search's results:
+  the ids after the initial one, all zeros in the slots no hypothesis filled."""
+  filled = ops.isfinite(finished_scores)[:, :, None]              # [batch, beam, 1]
+  return ops.where(filled, finished_seq[:, :, 1:], 0), finished_scores
+
+
+def initial_state(initial_ids, cache, beam_size, max_decode_length):
   batch = ops.shape(initial_ids)[0]
   first_ids = ops.repeat(ops.cast(initial_ids, "int32")[:, None], beam_size, axis=1)
   empty = ops.zeros((batch, beam_size, max_decode_length + 1), "int32")
@@ -128,8 +144,10 @@ def _initial_state(initial_ids, cache, beam_size, max_decode_length):
       cache=map_per_hypothesis(lambda t: ops.repeat(t, beam_size, axis=0), cache))
 
 
-def _grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_rule):
-  """One step for every example: the new alive and finished sets and the reordered cache."""
+def extend(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_rule):
+  """One step for every example -> (the state with the new alive and finished sets and the
+  cache step_fn returned, not yet reordered; alive_origins [batch, beam]: the old beam of
+  each new alive hypothesis, which `reorder_cache` takes)."""
   step = state.step
   ids = read_column(state.alive_seq, step)                        # [batch, beam]
   flat_logits, cache = step_fn(ops.reshape(ids, (-1,)), step, state.cache)
@@ -153,7 +171,6 @@ def _grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_ru
   alive_log_probs, alive_choice = ops.top_k(unfinished_log_probs, beam_size)  # [batch, beam]
   alive_seq = gather_beams(topk_seq, alive_choice)                # [batch, beam, length + 1]
   alive_origins = ops.take_along_axis(topk_origins, alive_choice, axis=1)  # [batch, beam]
-  cache = reorder_cache(cache, alive_origins)
 
   # The new token is token number step + 1, EOS included in the length.
   topk_scores = topk_log_probs / length_penalty(step + 1, alpha)  # [batch, 2 * beam]
@@ -163,7 +180,8 @@ def _grow(state, step_fn, limits, beam_size, alpha, vocab_size, eos_id, count_ru
   candidate_seq = ops.concatenate([state.finished_seq, topk_seq], axis=1)
   finished_scores, finished_choice = ops.top_k(candidate_scores, beam_size)  # [batch, beam]
   finished_seq = gather_beams(candidate_seq, finished_choice)     # [batch, beam, length + 1]
-  return BeamState(step + 1, alive_seq, alive_log_probs, finished_seq, finished_scores, cache)
+  state = BeamState(step + 1, alive_seq, alive_log_probs, finished_seq, finished_scores, cache)
+  return state, alive_origins
 
 
 def gather_beams(tensor, indices):
@@ -174,10 +192,16 @@ def gather_beams(tensor, indices):
   return ops.reshape(gathered, (-1, indices.shape[1]) + rest)
 
 
-def reorder_cache(cache, origins):
-  """cache tensors [batch * beam, ...]; origins [batch, beam] the old beam of each new one."""
-  rows = _flat_rows(origins, origins.shape[1])                    # [batch * beam]
-  return map_per_hypothesis(lambda t: ops.take(t, rows, axis=0), cache)
+def reorder_cache(cache, origins, examples=None):
+  """cache tensors [batch * beam, ...] -> [kept * beam, ...]; origins [kept, beam]: the old
+  beam of each new one. examples: None (kept = batch), or [kept] int, the examples kept
+  (their rows of every tensor; a PER_EXAMPLE entry's rows too)."""
+  rows = _flat_rows(origins, origins.shape[1], examples)          # [kept * beam]
+  reordered = map_per_hypothesis(lambda t: ops.take(t, rows, axis=0), cache)
+  if examples is None or not (isinstance(cache, dict) and PER_EXAMPLE in cache):
+    return reordered
+  return {**reordered, PER_EXAMPLE: keras.tree.map_structure(
+      lambda t: ops.take(t, examples, axis=0), cache[PER_EXAMPLE])}
 
 
 def map_per_hypothesis(fn, cache):
@@ -188,7 +212,10 @@ def map_per_hypothesis(fn, cache):
   return keras.tree.map_structure(fn, cache)
 
 
-def _flat_rows(indices, n):
-  """indices [batch, m] into a per-example axis of size n -> [batch * m] rows of the flat axis."""
-  offsets = ops.arange(ops.shape(indices)[0], dtype="int32")[:, None] * n  # [batch, 1]
+def _flat_rows(indices, n, examples=None):
+  """indices [kept, m] into a per-example axis of size n -> [kept * m] rows of the flat
+  axis; examples: [kept] the example of each row of indices (None: 0, 1, ..., kept - 1)."""
+  if examples is None:
+    examples = ops.arange(ops.shape(indices)[0], dtype="int32")  # [kept]
+  offsets = ops.cast(examples, "int32")[:, None] * n              # [kept, 1]
   return ops.reshape(ops.cast(indices, "int32") + offsets, (-1,))

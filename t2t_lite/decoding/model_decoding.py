@@ -55,7 +55,7 @@ def input_widths(widest, step, multiple=8):
 
 
 def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_length=None,
-               count_rule=None):
+               count_rule=None, retire_finished=False):
   """Decodes a batch of input ids with a `Transformer`: greedy when beam_size == 1.
 
   Args:
@@ -69,6 +69,9 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
     max_decode_length: optional cap on the decoding length.
     count_rule: optional `CountRule`: how many of which tokens each output holds
       (t2t_lite.decoding.token_counts).
+    retire_finished: a beam search drops the examples it has finished from its batch
+      (retiring.py: the same results, for less work when lengths differ); TensorFlow
+      only, not under XLA.
 
   Returns:
     ids: [batch, beam, length] int32, each example's hypotheses best first, each up to
@@ -93,9 +96,13 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
                                    count_rule=count_rule, growth=growth)
     scores = log_probs / length_penalty(sequence_lengths(ids), alpha)  # [batch]
     return ids[:, None], scores[:, None]
-  return beam_search(model.decode_step, initial_ids, cache, beam_size=beam_size, alpha=alpha,
-                     max_decode_length=length, vocab_size=model.target_vocab_size,
-                     decode_lengths=decode_lengths, count_rule=count_rule, growth=growth)
+  search = beam_search
+  if retire_finished:
+    from t2t_lite.decoding.retiring import retiring_beam_search  # TensorFlow's: imported here,
+    search = retiring_beam_search                                 # for a JAX-only machine.
+  return search(model.decode_step, initial_ids, cache, beam_size=beam_size, alpha=alpha,
+                max_decode_length=length, vocab_size=model.target_vocab_size,
+                decode_lengths=decode_lengths, count_rule=count_rule, growth=growth)
 
 
 def cache_growth(model, length):

@@ -97,10 +97,13 @@ class Translator:
     self.input_limit = settings.input_limit(self.hparams)  # None: inputs are never cut.
     self.widths = input_widths(self.input_limit or self.hparams.max_length, step=1.25)
     # One trace per (batch, width), and few widths (decode_ids needs static widths,
-    # hence no reduce_retracing). The searches loop with
-    # keras.ops.while_loop: no autograph needed.
-    self._decode = tf.function(self._decode_replicas, jit_compile=uses_gpu(self.strategy),
-                               autograph=False)
+    # hence no reduce_retracing). The searches write their own while loops: no autograph
+    # needed.
+    jit_compile = uses_gpu(self.strategy)
+    # Finished sentences leave a beam search's batch (retiring.py), but under XLA, whose
+    # shapes are static. Read when a search is traced.
+    self.retire_finished = not jit_compile
+    self._decode = tf.function(self._decode_replicas, jit_compile=jit_compile, autograph=False)
     # The count rule's tables (and the bracket rule's), or None: no rule.
     self.rule_tables = rule_tables(target_form, vocabularies, settings)
     self.reranker = Reranker(rerank_models, settings.alpha) if rerank_models else None
@@ -224,7 +227,8 @@ class Translator:
     settings = self.settings
     rule = None if self.rule_tables is None else self.rule_tables.rule(required, inputs)
     return decode_ids(self.model, inputs, beam_size=settings.beam_size, alpha=settings.alpha,
-                      extra_length=settings.extra_length, count_rule=rule)
+                      extra_length=settings.extra_length, count_rule=rule,
+                      retire_finished=self.retire_finished)
 
   def _line(self, ranked):
     """A sentence's ranked (text, score) pairs -> its output line: the texts, tab-separated,

@@ -116,7 +116,7 @@ class Exported(tf.Module):
             else self.rule_tables.rule(required_counts, ids))
     ids, scores = decode_ids(self._model(), ids, beam_size=settings.beam_size,
                              alpha=settings.alpha, extra_length=settings.extra_length,
-                             count_rule=rule)
+                             count_rule=rule, retire_finished=True)
     padding = self.decode_length - ids.shape[2]
     return tf.pad(ids, [[0, 0], [0, 0], [0, padding]]), scores
 
