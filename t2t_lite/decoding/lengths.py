@@ -17,6 +17,7 @@ counts the generated tokens including the EOS (not the initial id).
 from keras import ops
 
 from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB
+from t2t_lite.layers.slice_update import slice_update
 
 
 def example_limits(initial_ids, max_decode_length, decode_lengths=None):
@@ -61,4 +62,4 @@ def read_column(buffer, index):
 def write_column(buffer, index, values):
   """buffer [..., length] with values [...] written at position `index`: static shapes."""
   start = (0,) * (len(buffer.shape) - 1) + (index,)
-  return ops.slice_update(buffer, start, ops.cast(values, buffer.dtype)[..., None])
+  return slice_update(buffer, start, ops.cast(values, buffer.dtype)[..., None])

@@ -6,6 +6,7 @@ from keras import ops
 from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
 from t2t_lite.layers.dropout import Dropout
 from t2t_lite.layers.head_projection import HeadProjection
+from t2t_lite.layers.slice_update import slice_update
 
 # The backends whose keras.ops.dot_product_attention `attend` uses (see `_fused_context`).
 FUSED_BACKENDS = ("jax",)
@@ -149,8 +150,8 @@ class MultiHeadAttention(BuiltByFirstCall, keras.layers.Layer):
     """
     new_key, new_value = self.project_cache(query_input)  # [batch, heads, 1, depth]
     start = (0, 0, step, 0)
-    cached_keys = ops.slice_update(cached_keys, start, ops.cast(new_key, cached_keys.dtype))
-    cached_values = ops.slice_update(cached_values, start,
+    cached_keys = slice_update(cached_keys, start, ops.cast(new_key, cached_keys.dtype))
+    cached_values = slice_update(cached_values, start,
                                      ops.cast(new_value, cached_values.dtype))
     output = self.attend_cached(query_input, cached_keys, cached_values, bias)
     return output, cached_keys, cached_values
