@@ -136,8 +136,9 @@ class Translator:
       for batch, hypotheses in zip(group, decoded):
         if self.reranker is not None:
           hypotheses = self.reranker.rerank([ids[k] for k in batch], hypotheses)
-        for k, sentence_hypotheses in zip(batch, hypotheses):
-          ranked, malformed = self._ranked(lines[todo[k]], sentence_hypotheses)
+        for k, sentence_hypotheses, texts in zip(batch, hypotheses,
+                                                 self._detokenized(hypotheses)):
+          ranked, malformed = self._ranked(lines[todo[k]], sentence_hypotheses, texts)
           n_best_lists[todo[k]] = ranked
           outputs[todo[k]] = self._line(ranked)
           repaired += bool(malformed)
@@ -240,15 +241,25 @@ class Translator:
         fields.append(f"{score:.4f}")
     return "\t".join(fields)
 
-  def _ranked(self, source, hypotheses):
-    """n-best (ids, score) of one sentence (with mbr or reranking, its whole beam) -> (its
-    n_best (output text, score) pairs in the order its line gives them, what the best
-    output had repaired: the target form's malformations, () for none)."""
+  def _detokenized(self, hypotheses):
+    """Per sentence of a batch, its hypotheses' (ids, score) -> per sentence, their texts,
+    detokenized in one call for the whole batch (a call per sentence costs more than the
+    search on a CPU)."""
+    in_order = target_order(self.hparams)
+    flat = [in_order(ids) for sentence in hypotheses for ids, _ in sentence]
+    if not flat:
+      return [[] for _ in hypotheses]
+    texts = iter(text.decode("utf-8") for text in self.target_vocab.decode(
+        tf.constant(padded([list(ids) for ids in flat]))).numpy())
+    return [[next(texts) for _ in sentence] for sentence in hypotheses]
+
+  def _ranked(self, source, hypotheses, decoded):
+    """n-best (ids, score) of one sentence (with mbr or reranking, its whole beam) and their
+    detokenized texts -> (its n_best (output text, score) pairs in the order its line gives
+    them, what the best output had repaired: the target form's malformations, () for
+    none)."""
     if not hypotheses:
       return [], ()
-    in_order = target_order(self.hparams)
-    decoded = [text.decode("utf-8") for text in self.target_vocab.decode(
-        tf.ragged.constant([in_order(ids) for ids, _ in hypotheses], dtype=tf.int32)).numpy()]
     texts = [" ".join(self.target_form.output_text(source, text).splitlines())
              for text in decoded]  # One output line per input line.
     scores = [score for _, score in hypotheses]
