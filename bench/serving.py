@@ -18,7 +18,9 @@ test_2016_flickr English, the first --sentences, every row on the same ones.
                 of a sentence decoded alone, which one client's is compared with;
   clients:      1, 8 and 64 clients, each sending one sentence and the next once answered,
                 for --seconds each (aiohttp's client): sentences/s, latency percentiles,
-                errors, the server's peak resident memory (VmHWM) after the row; then 64
+                errors, the server's peak resident memory (VmHWM) after the row, after a
+                warm-up pass as the offline rows have (every sentence once, 64 clients at
+                a time); then 64
                 clients once more against t2t-serve --output_dir=RUN, the run served by
                 t2t-decoder's own Translator instead of the SavedModel;
   overload:     requests sent at 4x the 64-client rate for --overload_seconds without
@@ -209,6 +211,13 @@ async def clients_row(url, sentences, clients, seconds):
   return len(latencies) / elapsed, latencies, errors, answers
 
 
+async def warm_up(url, sentences):
+  """Every sentence once, CLIENTS[-1] requests at a time: the offline rows' warm-up pass."""
+  import aiohttp
+  async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=CLIENTS[-1])) as session:
+    await asyncio.gather(*(post(session, url, sentence) for sentence in sentences))
+
+
 async def overload(server, sentences, expected, rate, seconds):
   """Requests at `rate` per second for `seconds`, not waiting for answers -> a dict of
   what happened (module doc)."""
@@ -263,7 +272,7 @@ def run(args):
     offline, alone, expected = offline_rows(run_dir, export_dir, ct2_dir, sentences)
     server = Server(f"--model_base_path={export_dir}")
     try:
-      asyncio.run(clients_row(server.url, sentences[:20], 4, 5))  # Warm-up.
+      asyncio.run(warm_up(server.url, sentences))
       served = {}
       for clients in CLIENTS:
         served[clients] = asyncio.run(clients_row(server.url, sentences, clients, args.seconds))
@@ -276,7 +285,7 @@ def run(args):
       exit_status = server.stop()
     server = Server(f"--output_dir={run_dir}")  # t2t-decoder's own Translator, served.
     try:
-      asyncio.run(clients_row(server.url, sentences[:20], 4, 5))
+      asyncio.run(warm_up(server.url, sentences))
       many = CLIENTS[-1]
       served[f"{many}, run directory"] = asyncio.run(clients_row(server.url, sentences, many,
                                                                  args.seconds))
