@@ -28,6 +28,7 @@ from t2t_lite.decoding.beam_search import (BeamState, check_alpha, examples_done
                                            initial_state, n_best_lists, reorder_cache)
 from t2t_lite.decoding.cache_growth import while_growing
 from t2t_lite.decoding.lengths import example_limits, length_penalty
+from t2t_lite.layers.slice_update import tensorflow_kernel_writes
 
 
 class Live(typing.NamedTuple):
@@ -55,6 +56,7 @@ class RetiringState(typing.NamedTuple):
     return BeamState(*self[:len(BeamState._fields)])
 
 
+@tensorflow_kernel_writes()  # No XLA compiles this search (t2t_lite/layers/slice_update.py).
 def retiring_beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_decode_length,
                          vocab_size, eos_id=EOS_ID, decode_lengths=None, stop_early=True,
                          count_rule=None, growth=None):

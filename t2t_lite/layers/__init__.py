@@ -9,6 +9,6 @@
   residual.py             residual connection, dropout and layer normalisation around a sublayer.
   dropout.py              dropout whose keep mask draws a half or a quarter of Keras's bits.
   embedding.py            token embeddings (optionally shared with the softmax), positional encodings.
-  slice_update.py         the decoding caches' writes, with an ordinary TensorFlow kernel.
+  slice_update.py         the decoding caches' writes: TensorFlow's own kernel off XLA.
   built_by_first_call.py  a build method for layers made only of other layers.
 """
