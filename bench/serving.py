@@ -20,9 +20,8 @@ test_2016_flickr English, the first --sentences, every row on the same ones.
                 for --seconds each (aiohttp's client): sentences/s, latency percentiles,
                 errors, the server's peak resident memory (VmHWM) after the row, after a
                 warm-up pass as the offline rows have (every sentence once, 64 clients at
-                a time); then 64
-                clients once more against t2t-serve --output_dir=RUN, the run served by
-                t2t-decoder's own Translator instead of the SavedModel;
+                a time); then 64 clients once more against t2t-serve --output_dir=RUN, the
+                run served by t2t-decoder's own Translator instead of the SavedModel;
   overload:     requests sent at 4x the 64-client rate for --overload_seconds without
                 waiting for answers: how many got 200 and 503, every 200 checked against
                 t2t-decoder's line, the server's resident memory over time, and a request

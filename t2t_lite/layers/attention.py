@@ -152,7 +152,7 @@ class MultiHeadAttention(BuiltByFirstCall, keras.layers.Layer):
     start = (0, 0, step, 0)
     cached_keys = slice_update(cached_keys, start, ops.cast(new_key, cached_keys.dtype))
     cached_values = slice_update(cached_values, start,
-                                     ops.cast(new_value, cached_values.dtype))
+                                 ops.cast(new_value, cached_values.dtype))
     output = self.attend_cached(query_input, cached_keys, cached_values, bias)
     return output, cached_keys, cached_values
 
