@@ -2,9 +2,10 @@
 
 The model: a run's SavedModel (t2t-exporter, the problem's decoding: beam 4, alpha 0.6),
 served by t2t-serve in a process of its own on loopback (batches of up to 32, a 1 ms batch
-timeout, one batch thread). The run is --run, or one trained now: Multi30k en-de
-generated from the files beside the project, transformer_tiny_multi30k for
---train_minutes (small batches and a short warmup: enough steps in minutes for a model
+timeout, two batch threads: a second batch starts beside a first only when full). The
+run is --run, or one trained now: Multi30k en-de generated from the files beside the
+project, transformer_tiny_multi30k for --train_minutes (small batches and a short warmup:
+enough steps in minutes for a model
 that ends its sentences, so that outputs have sentences' lengths). The sentences: Multi30k's
 test_2016_flickr English, the first --sentences, every row on the same ones.
   offline:      t2t-decoder's Translator at batch 32 (sorted by length); the same with
@@ -134,16 +135,20 @@ def offline_rows(run_dir, export_dir, ct2_dir, sentences):
 
 
 SERVER_FLAGS = (f"--max_batch_size={BATCH_SIZE}", "--batch_timeout_micros=1000",
-                "--max_enqueued_batches=8", "--num_batch_threads=1")
+                "--max_enqueued_batches=8")
+# Batch threads: the SavedModel's server decodes two batches at once (one per core; a second
+# batch starts only when full: t2t_lite/serving/batching.py); the run directory's, one.
+SAVED_MODEL_THREADS, RUN_THREADS = 2, 1
 
 
 class Server:
   """t2t-serve serving `what` (--model_base_path=... or --output_dir=...) in a process of
   its own, on a free loopback port."""
 
-  def __init__(self, what):
+  def __init__(self, what, threads):
     self.process = subprocess.Popen(
-        [sys.executable, "-m", "t2t_lite.bin.t2t_serve", what, "--port=0", *SERVER_FLAGS],
+        [sys.executable, "-m", "t2t_lite.bin.t2t_serve", what, "--port=0", *SERVER_FLAGS,
+         f"--num_batch_threads={threads}"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     port = None
     for line in self.process.stdout:
@@ -269,7 +274,7 @@ def run(args):
     export_dir = export_run(run_dir, os.path.join(work, "serving"))
     ct2_dir = export_ctranslate2(run_dir, os.path.join(work, "ctranslate2"))
     offline, alone, expected = offline_rows(run_dir, export_dir, ct2_dir, sentences)
-    server = Server(f"--model_base_path={export_dir}")
+    server = Server(f"--model_base_path={export_dir}", SAVED_MODEL_THREADS)
     try:
       asyncio.run(warm_up(server.url, sentences))
       served = {}
@@ -282,7 +287,7 @@ def run(args):
                                         args.overload_seconds))
     finally:
       exit_status = server.stop()
-    server = Server(f"--output_dir={run_dir}")  # t2t-decoder's own Translator, served.
+    server = Server(f"--output_dir={run_dir}", RUN_THREADS)  # t2t-decoder's Translator.
     try:
       asyncio.run(warm_up(server.url, sentences))
       many = CLIENTS[-1]
@@ -325,7 +330,8 @@ def tables(args, run_dir, sentences, offline, alone, expected, served, overloade
            f"{'' if args.run else f'{args.train_minutes} minutes ({TRAIN_HPARAMS})'}; "
            f"{len(sentences)} sentences of Multi30k's test_2016_flickr (English); the "
            f"problem's decoding (beam 4, alpha 0.6, input + 50); t2t-serve --max_batch_size=32 "
-           f"--batch_timeout_micros=1000 --max_enqueued_batches=8 --num_batch_threads=1, "
+           f"--batch_timeout_micros=1000 --max_enqueued_batches=8 --num_batch_threads="
+           f"{SAVED_MODEL_THREADS} ({RUN_THREADS} for the run directory), "
            f"clients for {args.seconds} s each (aiohttp), after a warm-up.",
            f"Goals: 64 clients at {many / reference:.2f}x t2t-decoder's offline sentences/s "
            f"(goal >= 0.9x); one client's p50 latency {one_client / alone_p50:.2f}x a sentence "

@@ -149,3 +149,41 @@ def test_a_draining_batcher_decodes_what_waits_without_waiting_to_fill():
     batcher.drain()  # ... until the server stops: then it goes at once.
     assert await waiting == ["LAST"]
   run(test, max_batch_size=8, batch_timeout_micros=LONG)
+
+
+def test_beside_a_batch_being_decoded_only_a_full_one_starts():
+  """Two threads: a batch that is not full waits while the other thread decodes (on a CPU
+  the two would share the cores: batching.py's doc), a full one starts beside it."""
+  async def test(batcher, recorder):
+    recorder.hold()
+    first = submit(batcher, "first")
+    await decoding(recorder, 1)
+    partial = submit(batcher, "p")
+    await asyncio.sleep(0.05)  # Long past the batch timeout.
+    assert len(recorder.batches) == 1
+    full = submit(batcher, "a", "b")  # With "p": a full batch of 3 starts at once.
+    await decoding(recorder, 2)
+    assert sorted(recorder.batches[1]) == ["a", "b", "p"] and batcher.decoding == 2
+    late = submit(batcher, "late")
+    await asyncio.sleep(0.05)
+    assert len(recorder.batches) == 2
+    recorder.release()  # A thread is free, none is decoding: the partial batch goes.
+    assert await asyncio.gather(first, partial, full, late) == [
+        ["FIRST"], ["P"], ["A", "B"], ["LATE"]]
+    assert recorder.batches[2] == ["late"]
+  run(test, max_batch_size=3, batch_timeout_micros=0, num_batch_threads=2)
+
+
+def test_a_partial_batch_beside_a_running_one_goes_when_the_batcher_drains():
+  async def test(batcher, recorder):
+    recorder.hold()
+    first = submit(batcher, "first")
+    await decoding(recorder, 1)
+    last = submit(batcher, "last")
+    await asyncio.sleep(0.05)
+    assert len(recorder.batches) == 1
+    batcher.drain()
+    await decoding(recorder, 2)  # Beside the held first batch.
+    recorder.release()
+    assert await asyncio.gather(first, last) == [["FIRST"], ["LAST"]]
+  run(test, max_batch_size=4, batch_timeout_micros=0, num_batch_threads=2)
