@@ -5,8 +5,8 @@ served by t2t-serve in a process of its own on loopback (batches of up to 32, a 
 timeout, two batch threads: a second batch starts beside a first only when full). The
 run is --run, or one trained now: Multi30k en-de generated from the files beside the
 project, transformer_tiny_multi30k for --train_minutes (small batches and a short warmup:
-enough steps in minutes for a model
-that ends its sentences, so that outputs have sentences' lengths). The sentences: Multi30k's
+enough steps in minutes for a model that ends its sentences, so that outputs have
+sentences' lengths). The sentences: Multi30k's
 test_2016_flickr English, the first --sentences, every row on the same ones.
   offline:      t2t-decoder's Translator at batch 32 (sorted by length); the same with
                 the finished sentences kept in the batch to its end (beam_search.py, as
@@ -22,7 +22,8 @@ test_2016_flickr English, the first --sentences, every row on the same ones.
                 errors, the server's peak resident memory (VmHWM) after the row, after a
                 warm-up pass as the offline rows have (every sentence once, 64 clients at
                 a time); then 64 clients once more against t2t-serve --output_dir=RUN, the
-                run served by t2t-decoder's own Translator instead of the SavedModel;
+                run served by t2t-decoder's own Translator instead of the SavedModel (one
+                batch thread);
   overload:     requests sent at 4x the 64-client rate for --overload_seconds without
                 waiting for answers: how many got 200 and 503, every 200 checked against
                 t2t-decoder's line, the server's resident memory over time, and a request

@@ -187,3 +187,19 @@ def test_a_partial_batch_beside_a_running_one_goes_when_the_batcher_drains():
     recorder.release()
     assert await asyncio.gather(first, last) == [["FIRST"], ["LAST"]]
   run(test, max_batch_size=4, batch_timeout_micros=0, num_batch_threads=2)
+
+
+def test_sentences_whose_lengths_are_computed_hold_their_room_in_the_queue():
+  """Under overload a request is refused before its tokenizing, not queued for it."""
+  async def test(batcher, recorder):
+    with batcher.room_for(3):
+      assert batcher.waiting == 3
+      with pytest.raises(QueueFull):
+        with batcher.room_for(2):
+          pass
+      assert batcher.waiting == 3  # The refused request held nothing.
+    assert batcher.waiting == 0
+    with batcher.room_for(4):
+      pass
+    assert await submit(batcher, "a", "b", "c", "d") == ["A", "B", "C", "D"]
+  run(test, max_batch_size=2, max_enqueued_batches=2, batch_timeout_micros=0)

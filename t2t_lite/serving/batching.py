@@ -2,6 +2,8 @@
 gathered into searches, sorted by length as t2t-decoder sorts them.
 
     batcher = Batcher(decode, BatchingSettings(max_batch_size=32), metrics)
+    with batcher.room_for(len(sentences)):               # QueueFull when there is none
+      lengths = ...                                      # the sentences' tokens
     outputs = await batcher.submit(sentences, lengths)   # one output per sentence, in order
     batcher.drain()                                       # no more waiting for full batches
     await batcher.idle()                                  # every accepted sentence answered
@@ -15,7 +17,9 @@ The settings keep TensorFlow Serving's names and meanings:
   max_enqueued_batches  how many batches may wait (that many times max_batch_size
                         sentences): a request that would pass it is refused whole
                         (`QueueFull`: the server answers 503 with Retry-After), so the
-                        queue's memory is bounded;
+                        queue's memory is bounded. Sentences whose lengths are being
+                        computed (`room_for`) count as waiting: under overload a request
+                        is refused before its tokenizing, not queued for it;
   num_batch_threads     how many batches are decoded at once. One rule of ours: beside a
                         batch being decoded, another starts only when full (or when the
                         server drains). On a CPU concurrent batches share the cores, and a
@@ -40,6 +44,7 @@ for the others in it.
 import asyncio
 import collections
 import concurrent.futures
+import contextlib
 import dataclasses
 import math
 import time
@@ -96,6 +101,7 @@ class Batcher:
     self.metrics = metrics
     self._decode = decode
     self._pending = collections.deque()  # _Waiting, not yet cut, oldest first.
+    self._held = 0  # Sentences given room by `room_for`, not yet submitted.
     self._ready = collections.deque()    # Batches cut ([_Waiting]), in decoding order.
     self._changed = asyncio.Event()
     self._threads = asyncio.Semaphore(settings.num_batch_threads)
@@ -109,8 +115,20 @@ class Batcher:
 
   @property
   def waiting(self):
-    """How many sentences wait for a batch thread."""
-    return len(self._pending) + sum(len(batch) for batch in self._ready)
+    """How many sentences wait for a batch thread (or for their lengths: `room_for`)."""
+    return self._held + len(self._pending) + sum(len(batch) for batch in self._ready)
+
+  @contextlib.contextmanager
+  def room_for(self, count):
+    """Holds room in the queue for `count` sentences while their lengths are computed, before
+    `submit`; raises QueueFull (nothing held) when there is none."""
+    if self.waiting + count > self.settings.capacity:
+      raise QueueFull(self._retry_after())
+    self._held += count
+    try:
+      yield
+    finally:
+      self._held -= count
 
   @property
   def decoding(self):

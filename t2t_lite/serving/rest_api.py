@@ -200,9 +200,10 @@ async def _predicted(request, state):
   _check_loaded(state)
   parsed = parse_predict(await _body(request, state), state.limits)
   loop = asyncio.get_running_loop()
-  lengths = await loop.run_in_executor(state.tokenizing, state.served.input_lengths,
-                                       parsed.sentences)
   try:
+    with state.batcher.room_for(len(parsed.sentences)):
+      lengths = await loop.run_in_executor(state.tokenizing, state.served.input_lengths,
+                                           parsed.sentences)
     return parsed, await state.batcher.submit(parsed.sentences, lengths)
   except QueueFull as full:
     raise ApiError(503, str(full), {"Retry-After": str(full.retry_after)}) from None
