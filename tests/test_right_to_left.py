@@ -161,8 +161,9 @@ def news_source(shared_data, tmp_path, count, extra=()):
 class IdsVocabulary:
   """A target vocabulary that writes the ids themselves: "5 9 12"."""
 
-  def decode(self, ragged):
-    return tf.constant([" ".join(map(str, ids)) for ids in ragged.to_list()])
+  def decode(self, ids):
+    """ids: [batch, length], 0-padded, as the Translator detokenizes a batch."""
+    return tf.constant([" ".join(str(i) for i in row if i) for row in ids.numpy().tolist()])
 
 
 def ids_translation(output_dir, lines, settings):
