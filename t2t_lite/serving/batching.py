@@ -122,8 +122,7 @@ class Batcher:
   def room_for(self, count):
     """Holds room in the queue for `count` sentences while their lengths are computed, before
     `submit`; raises QueueFull (nothing held) when there is none."""
-    if self.waiting + count > self.settings.capacity:
-      raise QueueFull(self._retry_after())
+    self._check_room(count)
     self._held += count
     try:
       yield
@@ -140,8 +139,7 @@ class Batcher:
 
     Raises QueueFull (nothing was queued) or BatchFailed.
     """
-    if self.waiting + len(sentences) > self.settings.capacity:
-      raise QueueFull(self._retry_after())
+    self._check_room(len(sentences))
     loop = asyncio.get_running_loop()
     now = time.monotonic()
     waiting = [_Waiting(sentence, length, loop.create_future(), now)
@@ -170,6 +168,11 @@ class Batcher:
     self._dispatcher.cancel()
     await asyncio.gather(self._dispatcher, return_exceptions=True)
     self._executor.shutdown(wait=True)
+
+  def _check_room(self, count):
+    """Raises QueueFull unless `count` more sentences fit in the queue."""
+    if self.waiting + count > self.settings.capacity:
+      raise QueueFull(self._retry_after())
 
   def _retry_after(self):
     """Seconds until the queue has likely room: the waiting batches over the threads, at
