@@ -50,8 +50,9 @@ class ServeFlags:
       8, "How many batches may wait; a request that would pass them gets 503 with "
       "Retry-After.")
   num_batch_threads: int = setting(
-      1, "How many batches are decoded at once; beside a batch being decoded, another starts "
-      "only when full (2 on 2 CPU cores: 64 clients got 1.3x one thread's rate).")
+      0, "How many batches are decoded at once (0: one per CPU core this process may use, "
+      "TensorFlow Serving's default); beside a batch being decoded, another starts only when "
+      "full (2 threads on 2 cores: 64 clients got 1.3x one thread's rate).")
   max_body_bytes: int = setting(1 << 20, "The largest request body taken (413 beyond).")
   max_sentences_per_request: int = setting(64, "The most sentences one request may hold.")
   max_sentence_length: int = setting(1000, "The most characters a sentence may have.")
@@ -71,18 +72,23 @@ def main(argv):
   except ImportError:
     raise UserError("t2t-serve needs the aiohttp package, which is not installed; run pip "
                     "install t2t_lite[serve]") from None
+  from t2t_lite.cores import usable_cores
   from t2t_lite.serving.batching import BatchingSettings
   from t2t_lite.serving.opening import model_source
   from t2t_lite.serving.predict_body import Limits
   from t2t_lite.serving.server import ServerConfig, serve
-  for name in ("max_batch_size", "max_enqueued_batches", "num_batch_threads",
-               "max_body_bytes", "max_sentences_per_request", "max_sentence_length"):
+  if args.num_batch_threads < 0:
+    raise UserError(f"--num_batch_threads={args.num_batch_threads} must be at least 0 (0: one "
+                    f"per CPU core)")
+  for name in ("max_batch_size", "max_enqueued_batches", "max_body_bytes",
+               "max_sentences_per_request", "max_sentence_length"):
     if getattr(args, name) < 1:
       raise UserError(f"--{name}={getattr(args, name)} must be at least 1")
   if args.batch_timeout_micros < 0 or not 0 <= args.port < 65536:
     raise UserError("--batch_timeout_micros must be >= 0 and --port in 0..65535")
   batching = BatchingSettings(args.max_batch_size, args.batch_timeout_micros,
-                              args.max_enqueued_batches, args.num_batch_threads)
+                              args.max_enqueued_batches,
+                              args.num_batch_threads or usable_cores())
   if args.max_sentences_per_request > batching.capacity:
     raise UserError(f"--max_sentences_per_request={args.max_sentences_per_request} exceeds "
                     f"what the queue holds (--max_enqueued_batches x --max_batch_size = "

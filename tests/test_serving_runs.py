@@ -12,10 +12,14 @@ import tempfile
 import pytest
 
 from serving_servers import SENTENCES, ServerThread, predict_decoders_lines
+from t2t_lite.serving.batching import BatchingSettings
 from t2t_lite.serving.run_served import ServedRuns
 from tiny_runs import TINY_SERVING, tiny_run
 
 PNG = b"\x89PNG\r\n\x1a\n"
+# One request's 6 sentences cut into full batches of 2, two of them decoded at once (as
+# t2t-serve's default, a batch thread per core, decodes them on 2 cores).
+SIDE_BY_SIDE = BatchingSettings(max_batch_size=2, num_batch_threads=2)
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +32,7 @@ def served_run(tmp_path_factory):
 def test_a_run_directory_answers_t2t_decoders_lines_and_draws_attention(served_run,
                                                                        tmp_path_factory):
   _, served = served_run
-  with ServerThread(served) as server:
+  with ServerThread(served, SIDE_BY_SIDE) as server:
     answer = predict_decoders_lines(server, tmp_path_factory)
     status, _, drawn = server.call("POST", "/page/attention", {
         "sentence": SENTENCES[0], "target": answer["predictions"][0]["translations"]})
@@ -49,8 +53,10 @@ def test_a_ctranslate2_export_is_served_with_its_n_best(tmp_path_factory, tmp_pa
   from t2t_lite.serving.ctranslate2_served import ServedCTranslate2
   _, output_dir = tiny_run(tmp_path_factory)
   export_dir = export_ctranslate2(output_dir, str(tmp_path / "ct2"))
-  served = ServedCTranslate2.from_flags(export_dir, 1, "beam_size=3,n_best=2", 0.4, 8, 1)
-  with ServerThread(served) as server:
+  served = ServedCTranslate2.from_flags(export_dir, 1, "beam_size=3,n_best=2", 0.4,
+                                       SIDE_BY_SIDE.max_batch_size,
+                                       SIDE_BY_SIDE.num_batch_threads)
+  with ServerThread(served, SIDE_BY_SIDE) as server:
     status, answer = server.predict(SENTENCES + [""])
     _, _, drawn = server.call("POST", "/page/attention",
                               {"sentence": SENTENCES[0], "target": "die"})

@@ -24,8 +24,9 @@ import os
 import shutil
 import time
 
+from t2t_lite.cores import usable_cores
 from t2t_lite.data import records
-from t2t_lite.data.encoding import PairEncoder, default_processes, encode_in_order
+from t2t_lite.data.encoding import PairEncoder, encode_in_order
 from t2t_lite.data.report import DatagenSummary, PairProgress, SplitSummary, VocabSummary
 from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.errors import UserError
@@ -90,7 +91,7 @@ def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=Non
     digest = vocab_digest(problem, staging)
     shards = dict(problem.record_shards)
     shards["train"] = num_shards or train_shards(train_pairs, shards.get("train", 1))
-    processes = processes or default_processes()
+    processes = processes or usable_cores()
     splits = [_write_split(problem, split, staging, sources, encoder, digest,
                            shards.get(split, 1), processes, progress)
               for split in problem.splits]

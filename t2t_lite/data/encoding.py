@@ -21,7 +21,6 @@ import collections
 import concurrent.futures
 import dataclasses
 import multiprocessing
-import os
 import signal
 
 import sentencepiece as spm
@@ -76,11 +75,6 @@ class PairEncoder:
 def _encode(processor, texts):
   """Texts -> a list of id lists, each ending with EOS."""
   return [ids + [EOS_ID] for ids in processor.encode(texts)]
-
-
-def default_processes():
-  """The cores this process may run on."""
-  return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def encode_in_order(encoder, batches, processes):
