@@ -73,18 +73,24 @@ class Exported(tf.Module):
     check_rules(model.hparams, self.rule_tables)
     self.widths = input_widths(max_input_length, step=2)
     self.decode_length = decode_length(model.hparams, max_input_length, settings.extra_length)
+    # autograph=False: nothing traced here branches on a tensor in Python, and converting
+    # the search's and the model's code to graph code cost half of a one-width export.
     self.translate = tf.function(
-        self._translate, input_signature=[tf.TensorSpec(None, tf.string, name="sentences")])
+        self._translate, input_signature=[tf.TensorSpec(None, tf.string, name="sentences")],
+        autograph=False)
     ids_spec = [tf.TensorSpec([None, max_input_length], tf.int32, name="ids")]
     if self.rule_tables is None:
-      self.decode_ids = tf.function(lambda ids: self._decode_ids(ids), input_signature=ids_spec)
+      self.decode_ids = tf.function(lambda ids: self._decode_ids(ids), input_signature=ids_spec,
+                                    autograph=False)
     else:
       self.decode_ids = tf.function(
           self._decode_ids,
-          input_signature=ids_spec + [tf.TensorSpec([None], tf.int32, name="required_counts")])
+          input_signature=ids_spec + [tf.TensorSpec([None], tf.int32, name="required_counts")],
+          autograph=False)
     # Not a signature: what t2t-serve sorts the sentences of its batches by.
     self.input_lengths = tf.function(
-        self._input_lengths, input_signature=[tf.TensorSpec([None], tf.string, name="sentences")])
+        self._input_lengths, input_signature=[tf.TensorSpec([None], tf.string, name="sentences")],
+        autograph=False)
 
   def _input_lengths(self, sentences):
     """[batch] strings -> [batch] int32: the tokens (EOS included) each is decoded with,
