@@ -5,6 +5,7 @@ Tiers: `make test-fast` runs the unit tier (`-m "not slow"`); tests marked `slow
 """
 
 import os
+import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # Test processes side by side (pytest-xdist's workers) share the cores: each one's ops
@@ -17,22 +18,24 @@ os.environ.setdefault("TF_NUM_INTRAOP_THREADS", str(max(
 import pytest  # noqa: E402
 
 from built_once import built_once  # noqa: E402
-# TensorFlow is loaded once per test process, here (quietly, as the commands load it):
-# its first import runs a helper command (`uname -p`), which the unit tier's guard
-# below would refuse inside a test.
 from t2t_lite.quiet import import_tensorflow  # noqa: E402
-
-import_tensorflow()
 
 
 # Fixtures that train or run commands: a test that uses one is in the full tier
-# (`europarl`: test_datagen's t2t-datagen run; `jax_checks`: a process on the JAX backend).
-SLOW_FIXTURES = {"trained_run", "europarl", "jax_checks"}
+# (`europarl`: test_datagen's t2t-datagen run; `jax_checks`: a process on the JAX backend;
+# `two_replicas_check`: bench.gpu.two_replicas's process).
+SLOW_FIXTURES = {"trained_run", "europarl", "jax_checks", "two_replicas_check"}
 
 
 def pytest_configure(config):
   config.addinivalue_line(
       "markers", "slow: starts a subprocess or trains beyond a few steps (full tier only)")
+  # TensorFlow is loaded once per process that runs tests, here (quietly, as the commands
+  # load it): its first import runs a helper command (`uname -p`), which the unit tier's
+  # guard below would refuse inside a test. pytest-xdist's controller (`-n N`) runs none:
+  # its workers start that much sooner.
+  if not config.getoption("numprocesses", None) or hasattr(config, "workerinput"):
+    import_tensorflow()
 
 
 def pytest_collection_modifyitems(items):
@@ -75,16 +78,36 @@ def shared_data():
 
 @pytest.fixture(scope="session")
 def jax_checks(tmp_path_factory):
-  """What tests/jax_checks.py (every check on Keras's JAX backend, in one process) printed:
-  {"stdout", "stderr"}; run once per test run, each JAX test reads its own lines."""
+  """What tests/jax_checks.py (every check on Keras's JAX backend, in one process) printed,
+  and the folder it saved arrays in: {"stdout", "stderr", "out_dir"}; run once per test run,
+  each JAX test reads its own lines (or files)."""
   from commands import environment, run_script
 
-  def check(unused_directory):
-    result = run_script("jax_checks.py", env=environment(KERAS_BACKEND="jax",
-                                                         JAX_PLATFORMS="cpu"))
-    return {"stdout": result.stdout, "stderr": result.stderr}
+  def check(directory):
+    result = run_script("jax_checks.py", directory,
+                        env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
+    return {"stdout": result.stdout, "stderr": result.stderr, "out_dir": str(directory)}
 
   return built_once(tmp_path_factory, "jax_checks", check)
+
+
+@pytest.fixture(scope="session")
+def two_replicas_check(tmp_path_factory):
+  """`python -m bench.gpu.two_replicas --cpu` (tests/distribution_check.py's one-device,
+  accumulated and two-logical-CPU updates, compared), run once per test run and keeping
+  the updates: {"returncode", "stdout", "stderr", "results_dir"} (results_dir holds
+  <mode>.npz for single, single_xla, accumulate, mirrored and mirrored_xla)."""
+  from commands import environment, run
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+  def check(directory):
+    results_dir = str(directory / "results")
+    result = run([sys.executable, "-m", "bench.gpu.two_replicas", "--cpu",
+                  f"--results_dir={results_dir}"], cwd=root, env=environment())
+    return {"returncode": result.returncode, "stdout": result.stdout,
+            "stderr": result.stderr, "results_dir": results_dir}
+
+  return built_once(tmp_path_factory, "two_replicas_check", check)
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 process (a process per check would pay the imports and JAX's compiles of the same small
 ops again: about a third more time).
 
-    python jax_checks.py
+    python jax_checks.py OUT_DIR    (checks that save arrays write them there)
 
 Each check prints its own result lines (see its doc). A check that fails prints its
 traceback to stderr and the others still run; the exit status is 1 if any failed.
@@ -13,7 +13,8 @@ import runpy
 import sys
 import traceback
 
-CHECKS = ("jax_backend_check.py", "jax_decoding_check.py", "test_attention.py")
+CHECKS = ("jax_backend_check.py", "jax_decoding_check.py", "test_attention.py",
+          "jax_dropout_check.py")
 
 
 def main():

@@ -201,12 +201,12 @@ def test_a_checkout_never_installed_loads_the_full_plan_and_its_help(tmp_path):
   assert help_text.startswith("usage:") and "--smoke" in help_text
 
 
-@pytest.mark.slow
-def test_two_replicas_give_one_devices_update_on_logical_cpus():
-  result = run([sys.executable, "-m", "bench.gpu.two_replicas", "--cpu"], cwd=ROOT,
-               timeout=600, env=environment())
-  assert result.returncode == 0, result.stderr[-3000:]
-  lines = result.stdout.strip().splitlines()[-3:]
+def test_two_replicas_give_one_devices_update_on_logical_cpus(two_replicas_check):
+  """`python -m bench.gpu.two_replicas --cpu`, run by the `two_replicas_check` fixture
+  (test_distribution.py reads the updates it kept)."""
+  result = two_replicas_check
+  assert result["returncode"] == 0, result["stderr"][-3000:]
+  lines = result["stdout"].strip().splitlines()[-3:]
   assert lines == ["mirrored (2 logical CPUs): same update as one device",
                    "mirrored_xla (2 logical CPUs): same update as one device",
                    "accumulate (one device): same update as one device"]

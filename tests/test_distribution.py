@@ -1,6 +1,7 @@
 """Replicas, workers and accumulated micro-batches all give one device's update."""
 
 import os
+import pathlib
 import sys
 
 import pytest
@@ -24,11 +25,12 @@ def finish(process):
 
 
 @pytest.fixture(scope="module")
-def local_runs(tmp_path_factory):
-  """Directory of single/accumulate/mirrored/mirrored_xla results, from one process."""
-  out_dir = tmp_path_factory.mktemp("local")
-  finish(start("local", out_dir))
-  return out_dir
+def local_runs(two_replicas_check):
+  """Directory of single/accumulate/mirrored/mirrored_xla results, from one process
+  (tests/distribution_check.py's local mode, which bench.gpu.two_replicas --cpu runs)."""
+  results = pathlib.Path(two_replicas_check["results_dir"])
+  assert (results / "mirrored_xla.npz").is_file(), two_replicas_check["stderr"][-3000:]
+  return results
 
 
 @pytest.mark.parametrize("mode", ["single_xla", "mirrored", "mirrored_xla", "accumulate"])

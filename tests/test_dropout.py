@@ -1,40 +1,14 @@
 """Dropout: the rate, the scale and the gradient of Keras's, from half the random bits
-(a quarter on JAX, checked in a process of its own)."""
+(a quarter on JAX, checked in the `jax_checks` fixture's process: jax_dropout_check.py)."""
 
-import sys
+import os
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from commands import environment, run
+from jax_dropout_check import ELEMENTS, RATES, RESULT
 from t2t_lite.layers.dropout import Dropout
-
-ELEMENTS = 200_001  # Odd: the last element takes half of a 32-bit draw.
-RATES = (0.1, 0.3)
-
-# On Keras's JAX backend: saves the outputs on ELEMENTS ones at each of RATES, two masks of
-# one layer in a row, two layers of one seed, and the gradient with its output.
-ON_JAX = """
-import sys
-import jax, numpy as np
-from t2t_lite.layers.dropout import Dropout
-elements, path, rates = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-ones = jax.numpy.ones([elements])
-outputs = {f"rate_{rate}": np.asarray(Dropout(float(rate), seed=1)(ones, training=True))
-           for rate in rates}
-layer = Dropout(0.5, seed=2)
-outputs["first"], outputs["second"] = (np.asarray(layer(ones[:2000], training=True))
-                                       for _ in range(2))
-outputs["seed_a"], outputs["seed_b"] = (np.asarray(Dropout(0.2, seed=3)(ones[:1000],
-                                                                        training=True))
-                                        for _ in range(2))
-x = jax.random.normal(jax.random.key(0), [50, 40])
-layer = Dropout(0.25, seed=4)
-y, pullback = jax.vjp(lambda v: layer(v, training=True), x)
-outputs["y"], outputs["gradient"] = np.asarray(y), np.asarray(pullback(jax.numpy.ones_like(y))[0])
-np.savez(path, **outputs)
-"""
 
 
 def check_rate_and_expectation(y, rate):
@@ -88,12 +62,10 @@ def test_bfloat16_stays_bfloat16():
   assert set(np.unique(y.numpy().astype(np.float32))) <= {0.0, float(tf.cast(1 / 0.9, tf.bfloat16))}
 
 
-@pytest.mark.slow  # A process on Keras's JAX backend.
-def test_on_jax_the_same_rate_expectation_seeding_and_gradient(tmp_path):
-  path = tmp_path / "outputs.npz"
-  result = run([sys.executable, "-c", ON_JAX, str(ELEMENTS), str(path), *map(str, RATES)],
-               env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
-  assert result.returncode == 0, result.stderr[-3000:]
+def test_on_jax_the_same_rate_expectation_seeding_and_gradient(jax_checks):
+  """jax_dropout_check.py, run by the `jax_checks` fixture: its saved outputs."""
+  path = os.path.join(jax_checks["out_dir"], RESULT)
+  assert os.path.isfile(path), jax_checks["stderr"][-3000:]
   outputs = np.load(path)
   for rate in RATES:
     check_rate_and_expectation(outputs[f"rate_{rate}"], rate)

@@ -161,6 +161,7 @@ def test_decoding_and_exporting_on_a_cluster_node(reference_run, tmp_path, monke
       outputs.append(f.read())
   assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 2
   assert "this command uses this machine's devices only" in result.stderr
+  # One input width (max_input_length=8): each width is one more traced search to export.
   result = call("t2t-exporter", f"--output_dir={output_dir}",
-                f"--export_dir={tmp_path / 'export'}")
+                f"--export_dir={tmp_path / 'export'}", "--decode_hparams=max_input_length=8")
   assert result.returncode == 0, result.stderr[-3000:]

@@ -2,6 +2,7 @@
 
     python -m bench.gpu.two_replicas [--tf_target=DIR]   # a GPU split into 2 logical GPUs
     python -m bench.gpu.two_replicas --cpu               # 2 logical CPUs (the test's case)
+    python -m bench.gpu.two_replicas --cpu --results_dir=DIR   # keeps each mode's updates
 
 Runs tests/distribution_check.py (mode local_gpu, or local with --cpu) in a fresh
 process with KERAS_BACKEND=tensorflow, taking TensorFlow from --tf_target (an
@@ -13,6 +14,7 @@ Needs the checkout's tests/ folder.
 """
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -53,9 +55,14 @@ def main(argv=None):
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--cpu", action="store_true", help="Two logical CPUs instead of GPUs.")
   parser.add_argument("--tf_target", help="Where an offline bundle was unpacked.")
+  parser.add_argument("--results_dir", help="Keeps each mode's saved updates (<mode>.npz) "
+                      "in this folder (made if missing) instead of a temporary one.")
   args = parser.parse_args(argv)
   mode = "local" if args.cpu else "local_gpu"
-  with tempfile.TemporaryDirectory(prefix="t2t_two_replicas_") as out_dir:
+  if args.results_dir:
+    os.makedirs(args.results_dir, exist_ok=True)
+  with (contextlib.nullcontext(args.results_dir) if args.results_dir else
+        tempfile.TemporaryDirectory(prefix="t2t_two_replicas_")) as out_dir:
     done = subprocess.run([sys.executable, os.path.join(TESTS, "distribution_check.py"), mode,
                            out_dir], env=check_environment(args.tf_target),
                           capture_output=True, text=True)
