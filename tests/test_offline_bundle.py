@@ -220,7 +220,7 @@ def test_scripts_get_the_targets_python(tmp_path):
   assert (tmp_path / "bin" / "notes.txt").read_text() == "not a script\n"
 
 
-def test_the_machines_cuda_is_linked_under_tensorflows_names(tmp_path):
+def test_the_machines_cuda_and_nccl_are_linked_under_tensorflows_names(tmp_path):
   cuda13 = fake_libraries(tmp_path / "cu13", HOST_CUDA_13)
   cuda12 = fake_libraries(tmp_path / "cu12", ["libcublas.so.12"])
   runtime = fake_libraries(tmp_path / "runtime", ["libcudart.so.12"]) / "libcudart.so.12"
@@ -238,6 +238,19 @@ def test_the_machines_cuda_is_linked_under_tensorflows_names(tmp_path):
   assert env["LD_LIBRARY_PATH"] == f"{links}:{cuda12}:{cuda13}:/lib"
   assert env["PATH"] == f"{toolkit}/bin:{target}/site/bin:/bin"
   assert env["XLA_FLAGS"] == f"--xla_gpu_cuda_data_dir={toolkit}"
+  # No NCCL here: linked without it, and unpack says what that leaves out.
+  assert info["missing"] == ["libnccl.so.2"] and not (links / "libnccl.so.2").exists()
+  assert "no libnccl.so.2 on this machine: one GPU trains, several physical GPUs cannot " \
+      "all-reduce" in site_module.host_cuda_summary(info)
+
+  # NCCL from its own wheel's folder (nvidia/nccl/lib), linked and on the library path.
+  nccl = fake_libraries(tmp_path / "nccl", ["libnccl.so.2"])
+  info = site_module.link_host_cuda(str(target), str(runtime), [str(cuda13), str(nccl)],
+                                    str(toolkit))
+  assert os.readlink(links / "libnccl.so.2") == str(nccl / "libnccl.so.2")
+  assert info["missing"] == [] and info["library_path"] == [str(links), str(cuda13), str(nccl)]
+  assert f"libnccl.so.2 -> {nccl}/libnccl.so.2" in site_module.host_cuda_summary(info)
+  assert "no libnccl" not in site_module.host_cuda_summary(info)
 
   (cuda13 / "libcudnn.so.9").unlink()
   with pytest.raises(site_module.SiteError, match=r"^no libcudnn.so.9 on this machine "

@@ -141,8 +141,7 @@ def unpack(args):
       info = offline_site.link_host_cuda(
           target, os.path.join(target, os.path.basename(offline_site.CUDA_RUNTIME)),
           offline_site.library_folders(), offline_site.cuda_toolkit())
-      installed += " (the machine's CUDA: " + ", ".join(
-          f"{name} -> {path}" for name, path in info["links"].items()) + ")"
+      installed += f" ({offline_site.host_cuda_summary(info)})"
   else:
     extracted = os.path.join(target, "wheels")
     wheels = sorted(os.path.join(extracted, name) for name in os.listdir(extracted))

@@ -27,6 +27,10 @@ HOST_CUDA_LIBRARIES = {
     "libcusparse.so.12": ("libcusparse.so.12",),
     "libcudnn.so.9": ("libcudnn.so.9",),
 }
+# Linked where the target has it, left out where it has not: NCCL, which MirroredStrategy's
+# all-reduce opens across several physical GPUs (one GPU, or logical GPUs of one, never do).
+# Its name is the same in CUDA 12's and CUDA 13's wheels (nvidia-nccl-cu12, -cu13).
+OPTIONAL_HOST_LIBRARIES = {"libnccl.so.2": ("libnccl.so.2",)}
 # The one CUDA 12 library the bundle carries (its wheel, and the file in it).
 CUDA_RUNTIME_DISTRIBUTION = "nvidia-cuda-runtime-cu12"
 CUDA_RUNTIME_REQUIREMENT = CUDA_RUNTIME_DISTRIBUTION + "<13"
@@ -134,33 +138,52 @@ def cuda_toolkit(env=None):
 def link_host_cuda(target, runtime, folders, toolkit):
   """TARGET/cuda_links: CUDA 12's runtime (copied from `runtime`) and, under TensorFlow's
   names, links to the first of `folders` holding each library; writes TARGET/host_cuda.json
-  -> its contents. A library found nowhere, or no toolkit, is a SiteError naming it."""
+  -> its contents ("missing": the optional libraries found nowhere). A required library found
+  nowhere, or no toolkit, is a SiteError naming it."""
   links = os.path.join(target, "cuda_links")
   os.makedirs(links, exist_ok=True)
   shutil.copy(runtime, os.path.join(links, os.path.basename(runtime)))
-  used = []
+  found = {wanted: _first_of(names, folders) for wanted, names in
+           {**HOST_CUDA_LIBRARIES, **OPTIONAL_HOST_LIBRARIES}.items()}
   for wanted, names in HOST_CUDA_LIBRARIES.items():
-    found = next((os.path.join(folder, name) for name in names for folder in folders
-                  if os.path.exists(os.path.join(folder, name))), None)
-    if found is None:
+    if found[wanted] is None:
       raise SiteError(f"no {' or '.join(names)} on this machine (TensorFlow opens {wanted}): "
                       f"put CUDA's library folder on LD_LIBRARY_PATH, or pack without "
                       f"--host_cuda")
-    link = os.path.join(links, wanted)
-    if os.path.lexists(link):
-      os.remove(link)
-    os.symlink(found, link)
-    used.append(os.path.dirname(found))
   if toolkit is None:
     raise SiteError("no CUDA toolkit with bin/ptxas and nvvm/libdevice (XLA compiles with "
                     "them): set CUDA_HOME to one, or pack without --host_cuda")
+  linked = {wanted: path for wanted, path in found.items() if path is not None}
+  for wanted, path in linked.items():
+    link = os.path.join(links, wanted)
+    if os.path.lexists(link):
+      os.remove(link)
+    os.symlink(path, link)
   # Each library's own dependencies (cuBLASLt, cuDNN's sub-libraries, NVRTC) sit beside it.
+  used = [os.path.dirname(path) for path in linked.values()]
   info = {"library_path": [links] + list(dict.fromkeys(used)), "toolkit": toolkit,
-          "links": {name: os.readlink(os.path.join(links, name))
-                    for name in HOST_CUDA_LIBRARIES}}
+          "links": linked, "missing": sorted(set(found) - set(linked))}
   with open(os.path.join(target, HOST_CUDA_FILE), "w", encoding="utf-8") as f:
     json.dump(info, f, indent=1)
   return info
+
+
+def host_cuda_summary(info):
+  """What unpack says of link_host_cuda's `info`: each link, and what a missing optional
+  library means."""
+  text = "the machine's CUDA: " + ", ".join(f"{name} -> {path}"
+                                             for name, path in info["links"].items())
+  if "libnccl.so.2" in info["missing"]:
+    text += ("; no libnccl.so.2 on this machine: one GPU trains, several physical GPUs cannot "
+             "all-reduce (pip install nvidia-nccl-cu12, or put NCCL's folder on "
+             "LD_LIBRARY_PATH, and unpack again)")
+  return text
+
+
+def _first_of(names, folders):
+  """The path of the first of `names` in the first of `folders` holding it, or None."""
+  return next((os.path.join(folder, name) for name in names for folder in folders
+               if os.path.exists(os.path.join(folder, name))), None)
 
 
 def host_cuda_exports(target):
