@@ -61,6 +61,14 @@ async def decoding(recorder, count):
     await asyncio.sleep(0.002)
 
 
+async def held_first(batcher, recorder, *sentences):
+  """A task answering `sentences`, once their batch is being decoded and held there."""
+  recorder.hold()
+  first = submit(batcher, *sentences)
+  await decoding(recorder, 1)
+  return first
+
+
 def test_concurrent_requests_are_answered_in_one_search():
   async def test(batcher, recorder):
     answers = await asyncio.gather(*(submit(batcher, s) for s in ("a", "bb", "c", "dd")))
@@ -79,9 +87,8 @@ def test_a_batch_that_is_not_full_goes_after_the_timeout():
 
 def test_waiting_sentences_are_sorted_by_length_into_batches():
   async def test(batcher, recorder):
-    recorder.hold()
-    first = submit(batcher, "first")
-    await decoding(recorder, 1)  # The thread is busy: the others wait, then are cut.
+    # The thread is busy with the first batch: the others wait, then are cut.
+    first = await held_first(batcher, recorder, "first")
     others = [submit(batcher, "x" * n) for n in (5, 1, 3, 2, 4, 6)]
     await asyncio.sleep(0.05)
     recorder.release()
@@ -100,9 +107,7 @@ def test_a_request_split_over_batches_gets_its_answers_in_its_order():
 
 def test_a_full_queue_refuses_a_request_whole_and_takes_it_later():
   async def test(batcher, recorder):
-    recorder.hold()
-    first = submit(batcher, "a", "b")
-    await decoding(recorder, 1)
+    first = await held_first(batcher, recorder, "a", "b")
     second = submit(batcher, "c", "d")  # Waits: the queue (one batch of 2) is now full.
     await asyncio.sleep(0.01)
     with pytest.raises(QueueFull) as refused:
@@ -128,9 +133,7 @@ def test_a_failing_batch_fails_its_requests_and_the_next_batch_is_answered():
 
 def test_the_sentences_of_a_caller_that_left_are_not_decoded():
   async def test(batcher, recorder):
-    recorder.hold()
-    first = submit(batcher, "first")
-    await decoding(recorder, 1)
+    first = await held_first(batcher, recorder, "first")
     gone = submit(batcher, "gone")
     kept = submit(batcher, "kept")
     await asyncio.sleep(0.01)
@@ -155,9 +158,7 @@ def test_beside_a_batch_being_decoded_only_a_full_one_starts():
   """Two threads: a batch that is not full waits while the other thread decodes (on a CPU
   the two would share the cores: batching.py's doc), a full one starts beside it."""
   async def test(batcher, recorder):
-    recorder.hold()
-    first = submit(batcher, "first")
-    await decoding(recorder, 1)
+    first = await held_first(batcher, recorder, "first")
     partial = submit(batcher, "p")
     await asyncio.sleep(0.05)  # Long past the batch timeout.
     assert len(recorder.batches) == 1
@@ -176,9 +177,7 @@ def test_beside_a_batch_being_decoded_only_a_full_one_starts():
 
 def test_a_partial_batch_beside_a_running_one_goes_when_the_batcher_drains():
   async def test(batcher, recorder):
-    recorder.hold()
-    first = submit(batcher, "first")
-    await decoding(recorder, 1)
+    first = await held_first(batcher, recorder, "first")
     last = submit(batcher, "last")
     await asyncio.sleep(0.05)
     assert len(recorder.batches) == 1
