@@ -26,7 +26,6 @@ import tensorflow as tf
 from t2t_lite.constants import EOS_ID
 from t2t_lite.decoding.beam_search import (BeamState, check_alpha, examples_done, extend,
                                            initial_state, n_best_lists, reorder_cache)
-from t2t_lite.decoding.cache_growth import while_growing
 from t2t_lite.decoding.lengths import example_limits, length_penalty
 from t2t_lite.layers.slice_update import tensorflow_kernel_writes
 
@@ -91,7 +90,7 @@ def retiring_beam_search(step_fn, initial_ids, cache, *, beam_size, alpha, max_d
 
   # The loop ends with no example live: at step max_decode_length every example is at
   # its limit, hence done and retired.
-  state = while_growing(cond, body, state, growth, _while_live_rows_change)
+  state = _while_live_rows_change(cond, body, state, growth)
   return n_best_lists(state.result_seq, state.result_scores)
 
 
@@ -106,11 +105,13 @@ def _written(state, stepped, examples, done):
                                       tf.gather(stepped.finished_scores, retired)))
 
 
-def _while_live_rows_change(cond, body, loop_vars):
-  """tf.while_loop over (RetiringState,) whose tensors' first dimension (the live
-  examples) may change from step to step, but the step's and the result's."""
-  (state,) = loop_vars
-
+def _while_live_rows_change(cond, body, state, growth):
+  """tf.while_loop(cond, body, (state,)) -> the final RetiringState, where the tensors' first
+  dimension (the live examples) may change from step to step, but the step's and the
+  result's; and with `growth` (a CacheGrowth, or None), the cache widened to the next
+  capacity whenever the step reaches its own. One loop whatever the capacities, its body
+  traced once (a loop per capacity, as cache_growth.while_growing runs under XLA, would
+  trace and optimise the whole step once for each)."""
   def first_open(structure):
     return tf.nest.map_structure(lambda t: tf.TensorShape([None]).concatenate(t.shape[1:]),
                                  structure)
@@ -118,4 +119,25 @@ def _while_live_rows_change(cond, body, loop_vars):
   invariants = fixed._replace(
       **{field: first_open(getattr(state, field))
          for field in RetiringState._fields[1:] if not field.startswith("result")})
-  return tf.while_loop(cond, body, loop_vars, shape_invariants=(invariants,))
+  if growth is None or len(growth.capacities) == 1:  # The cache never grows.
+    return tf.while_loop(cond, body, (state,), shape_invariants=(invariants,))[0]
+  # The dimensions growing changes (the cache's length) are open too: only shapes are read.
+  widest = growth.grow(state.cache, growth.capacities[-1])
+  invariants = invariants._replace(cache=tf.nest.map_structure(
+      lambda now, wide: tf.TensorShape(
+          [None] + [a if a == b else None for a, b in zip(now.shape[1:], wide.shape[1:])]),
+      state.cache, widest))
+  capacities = tf.constant(growth.capacities, tf.int32)  # [segments]
+
+  def growing_body(state, capacity):
+    def widened():
+      following = tf.searchsorted(capacities, capacity[None], side="right")[0]
+      wider = capacities[tf.minimum(following, len(growth.capacities) - 1)]
+      return growth.grow(state.cache, wider), wider
+    cache, capacity = tf.cond(state.step >= capacity, widened, lambda: (state.cache, capacity))
+    (state,) = body(state._replace(cache=cache))
+    return state, capacity
+
+  return tf.while_loop(lambda state, _: cond(state), growing_body,
+                       (state, capacities[0]),
+                       shape_invariants=(invariants, tf.TensorShape([])))[0]

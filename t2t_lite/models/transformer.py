@@ -138,7 +138,7 @@ class Transformer(BuiltByFirstCall, keras.Model):
     """The cache with room for `max_decode_length` steps (no fewer than it has): the
     self-attention keys and values zero-padded along their length axis."""
     def widened(t):  # [rows, heads, length, depth] -> [rows, heads, max_decode_length, depth]
-      return ops.pad(t, [[0, 0], [0, 0], [0, max_decode_length - t.shape[2]], [0, 0]])
+      return ops.pad(t, [[0, 0], [0, 0], [0, max_decode_length - ops.shape(t)[2]], [0, 0]])
     layers = [{"keys": widened(layer["keys"]), "values": widened(layer["values"])}
               for layer in cache["layers"]]
     return dict(cache, layers=layers)
