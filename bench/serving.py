@@ -88,11 +88,12 @@ def seconds_of(run, repeats=1):
   return statistics.median(times)
 
 
-def in_sorted_batches(decode, lengths, sentences):
-  """`decode` over `sentences` in batches of BATCH_SIZE sorted by length -> outputs, in order."""
+def in_sorted_batches(decode, lengths, sentences, batch_size=BATCH_SIZE):
+  """`decode` over `sentences` in batches of `batch_size` sorted by length -> outputs, in
+  order."""
   from t2t_lite.decoding.translate import batches_by_length
   outputs = [None] * len(sentences)
-  for batch in batches_by_length(lengths, BATCH_SIZE):
+  for batch in batches_by_length(lengths, batch_size):
     for index, output in zip(batch, decode([sentences[i] for i in batch])):
       outputs[index] = output
   return outputs
@@ -144,13 +145,15 @@ SAVED_MODEL_THREADS, RUN_THREADS = 2, 1
 
 class Server:
   """t2t-serve serving `what` (--model_base_path=... or --output_dir=...) in a process of
-  its own, on a free loopback port."""
+  its own, on a free loopback port; `env`: its environment (default this one's), `cpus`:
+  the cores it may run on (default any)."""
 
-  def __init__(self, what, threads):
+  def __init__(self, what, threads, flags=SERVER_FLAGS, env=None, cpus=None):
     self.process = subprocess.Popen(
-        [sys.executable, "-m", "t2t_lite.bin.t2t_serve", what, "--port=0", *SERVER_FLAGS,
+        [sys.executable, "-m", "t2t_lite.bin.t2t_serve", what, "--port=0", *flags,
          f"--num_batch_threads={threads}"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
     port = None
     for line in self.process.stdout:
       print(line, end="", flush=True)

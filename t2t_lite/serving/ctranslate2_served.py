@@ -26,7 +26,8 @@ class ServedCTranslate2(ServedModel):
   settings: `DecodeHParams` (beam_size, n_best, extra_length are used); length_penalty:
   CTranslate2's; compute_type: its weights' type when decoding ("default": as exported);
   batch_size: the most sentences of one CTranslate2 batch; threads: its intra-op threads
-  (0: its default); batch_threads: how many batches it decodes at once.
+  (0: its default); batch_threads: how many batches it decodes at once; device:
+  CTranslate2's ("cpu", or "cuda" where its wheel finds CUDA).
   """
 
   attention_unavailable = ("a CTranslate2 export holds its own copy of the weights, not "
@@ -34,7 +35,8 @@ class ServedCTranslate2(ServedModel):
                            "--output_dir=RUN) to see attention maps")
 
   def __init__(self, path, version=1, settings=DecodeHParams(), length_penalty=DEFAULT_LENGTH_PENALTY,
-               compute_type="default", batch_size=32, threads=0, batch_threads=1):
+               compute_type="default", batch_size=32, threads=0, batch_threads=1,
+               device="cpu"):
     try:
       import ctranslate2
       import sentencepiece
@@ -50,7 +52,7 @@ class ServedCTranslate2(ServedModel):
                        ("source", "target")))
     self.source = sentencepiece.SentencePieceProcessor(model_file=source)
     self.target = sentencepiece.SentencePieceProcessor(model_file=target)
-    self.translator = ctranslate2.Translator(path, device="cpu", compute_type=compute_type,
+    self.translator = ctranslate2.Translator(path, device=device, compute_type=compute_type,
                                              intra_threads=threads, inter_threads=batch_threads)
 
   @classmethod
