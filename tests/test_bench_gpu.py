@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 
 import numpy as np
 import pytest
@@ -220,3 +221,24 @@ def test_without_a_gpu_a_full_run_refuses_and_writes_nothing(tmp_path):
   assert result.returncode == 1
   assert "JAX sees no GPU" in result.stderr.strip().splitlines()[-1]
   assert path.read_text(encoding="utf-8") == DOCUMENT
+
+
+def test_rows_not_started_by_the_deadline_are_left_out(monkeypatch):
+  from bench.gpu import __main__ as command, rows, settings
+  plan = settings.smoke()
+  planned = command.jobs(plan, ["training"], None, torch_modes=("compile",))
+  if importlib.util.find_spec("torch") is not None:
+    torch_rows = [job for job in planned if job["kind"] == "train_torch"]
+    assert [job["compile"] for job in torch_rows] == [True]
+  timeouts = []
+
+  def slow_row(job, name, timeout):  # The first row takes the whole second.
+    timeouts.append(timeout)
+    time.sleep(1.1)
+    return {"seconds": 1.0}
+  monkeypatch.setattr(rows, "run_isolated", slow_row)
+  done = command.run_jobs(planned, in_process=False, timeout=480, stop_without_gpu=False,
+                          deadline_minutes=1 / 60)
+  assert len(timeouts) == 1 and 0 < timeouts[0] <= 1
+  assert [result for _, result in done[1:]] == [
+      {"error": "not run: past --deadline_minutes=0.0166667"}] * (len(planned) - 1)

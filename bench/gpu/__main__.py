@@ -3,6 +3,7 @@
     KERAS_BACKEND=jax python -m bench.gpu [--only=training,decoding] [--models=base,big]
         [--tokens=8192,32768] [--decode_models=base,big] [--output=docs/benchmarks.md]
         [--json=results.json] [--in_process] [--tf_target=DIR | --no_tf] [--no_torch]
+        [--torch_modes=eager,compile] [--deadline_minutes=M]
     python -m bench.gpu --from_json=a.json,b.json    # the section from saved runs' results
     python -m bench.gpu --smoke [--output=PATH]      # a tiny model on any CPU, in seconds
 
@@ -13,7 +14,9 @@ fresh processes with KERAS_BACKEND=tensorflow, taking TensorFlow from
 --tf_target (an offline bundle unpacked there: tools/offline_bundle/) or
 from this Python; without either they are left out, as with --no_tf. The GPU
 section of --output is replaced between its markers (document.py); --smoke
-writes only where told.
+writes only where told. With --deadline_minutes, rows not started by then are
+left out (their cell says so) and no row runs past it: list the rows that matter
+most first (--models=big,base --tokens=32768,8192).
 Where one command may run only so long, measure in parts and write once:
 
     python -m bench.gpu --only=training --models=base --output=- --json=base.json
@@ -51,10 +54,11 @@ def tensorflow_target(args):
   return "" if found is not None else None
 
 
-def jobs(plan, parts, tf_target=None, torch=True):
+def jobs(plan, parts, tf_target=None, torch=True, torch_modes=("eager", "compile")):
   """[job] of the plan: the machine first, then training and decoding rows in table order;
   the TensorFlow rows after t2t_lite's JAX rows unless `tf_target` is None; PyTorch's
-  where installed, unless not `torch`."""
+  where installed, unless not `torch`: its training rows in `torch_modes` (eager,
+  compile)."""
   base = {"plan": plan.to_dict()}
   have_torch = torch and not peers.missing("torch")
   planned = [dict(base, kind="machine")]
@@ -66,8 +70,8 @@ def jobs(plan, parts, tf_target=None, torch=True):
           planned.append(dict(base, kind="train_t2t_lite_tf", model=model, tokens=tokens,
                               tf_target=tf_target))
         if have_torch:
-          planned += [dict(base, kind="train_torch", model=model, tokens=tokens, compile=False),
-                      dict(base, kind="train_torch", model=model, tokens=tokens, compile=True)]
+          planned += [dict(base, kind="train_torch", model=model, tokens=tokens,
+                           compile=mode == "compile") for mode in torch_modes]
   if "decoding" in parts:
     for model in plan.decode_models:
       planned.append(dict(base, kind="decode_t2t_lite", model=model))
@@ -78,19 +82,27 @@ def jobs(plan, parts, tf_target=None, torch=True):
   return planned
 
 
-def run_jobs(planned, in_process, timeout, stop_without_gpu):
+def run_jobs(planned, in_process, timeout, stop_without_gpu, deadline_minutes=None):
   """Runs each job, printing progress -> [(job, result)]; stops after the machine row when
-  `stop_without_gpu` and JAX sees no GPU. TensorFlow rows run in fresh processes always."""
+  `stop_without_gpu` and JAX sees no GPU. TensorFlow rows run in fresh processes always.
+  deadline_minutes: rows not started that long after the first are left out, and a row
+  in its own process gets what time is left at most."""
   done = []
+  started = time.perf_counter()
+  deadline = started + 60 * deadline_minutes if deadline_minutes else None
   with tempfile.TemporaryDirectory(prefix="t2t_bench_gpu_") as scratch:
     for index, job in enumerate(planned):
       label = " ".join(f"{key}={job[key]}" for key in ("kind", "model", "tokens", "compile")
                        if key in job)
       print(f"== {label}", flush=True)
       start = time.perf_counter()
+      left = timeout if deadline is None else min(timeout, deadline - start)
+      if left <= 0:
+        done.append((job, {"error": f"not run: past --deadline_minutes={deadline_minutes:g}"}))
+        continue
       here = in_process and job["kind"] not in rows.TENSORFLOW_KINDS
       result = (rows.run_here(job) if here else
-                rows.run_isolated(job, os.path.join(scratch, f"job{index}"), timeout))
+                rows.run_isolated(job, os.path.join(scratch, f"job{index}"), left))
       print(f"   {time.perf_counter() - start:.0f} s" +
             (f"; {result['error'].splitlines()[-1]}" if "error" in result else ""), flush=True)
       done.append((job, result))
@@ -147,8 +159,12 @@ def measure(args, argv):
   if set(parts) - {"training", "decoding"}:
     raise SystemExit(f"bench.gpu: --only takes training, decoding; not {args.only}")
   start = time.perf_counter()
-  done = run_jobs(jobs(plan, parts, tensorflow_target(args), not args.no_torch),
-                  not isolated, args.row_timeout, stop_without_gpu=not args.smoke)
+  torch_modes = args.torch_modes.split(",")
+  if set(torch_modes) - {"eager", "compile"}:
+    raise SystemExit(f"bench.gpu: --torch_modes takes eager, compile; not {args.torch_modes}")
+  done = run_jobs(jobs(plan, parts, tensorflow_target(args), not args.no_torch, torch_modes),
+                  not isolated, args.row_timeout, stop_without_gpu=not args.smoke,
+                  deadline_minutes=args.deadline_minutes)
   return {"plan": plan.to_dict(), "rows": done, "seconds": time.perf_counter() - start,
           "command": " ".join(["KERAS_BACKEND=jax python -m bench.gpu"] + argv),
           "isolated": isolated}
@@ -170,7 +186,11 @@ def parse_args(argv):
                       "TensorFlow rows take TensorFlow (and CUDA 12) from there.")
   parser.add_argument("--no_tf", action="store_true", help="Leave the TensorFlow rows out.")
   parser.add_argument("--no_torch", action="store_true", help="Leave PyTorch's rows out.")
+  parser.add_argument("--torch_modes", default="eager,compile",
+                      help="PyTorch's training rows: eager, compile (torch.compile), or both.")
   parser.add_argument("--row_timeout", type=int, default=rows.ROW_TIMEOUT_S)
+  parser.add_argument("--deadline_minutes", type=float,
+                      help="Rows not started this many minutes after the first are left out.")
   parser.add_argument("--output", help="The document whose GPU section is replaced "
                       "(default docs/benchmarks.md; with --smoke, none; '-': none).")
   parser.add_argument("--json", help="Also save the results here (for --from_json).")

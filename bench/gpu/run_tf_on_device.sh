@@ -3,8 +3,23 @@
 # offline bundle (tools/offline_bundle/). One stage per call, each well inside 10 minutes
 # (times from H200 sessions with the site bundle below):
 #
+#   bash bench/gpu/run_tf_on_device.sh all              # at most ALL_MINUTES (8): unpack,
+#                                                       #   replicas_train, serving, then
+#                                                       #   bench_training's rows (ALL_BENCH_ARGS)
+#                                                       #   until the minutes are up; each
+#                                                       #   stage timed in $OUT/stages.tsv
 #   bash bench/gpu/run_tf_on_device.sh unpack           # 56-67 s: join, extract (34-41 s), GPU, XLA
 #   bash bench/gpu/run_tf_on_device.sh two_replicas     # 51 s: MirroredStrategy, 2 logical GPUs
+#   bash bench/gpu/run_tf_on_device.sh replicas_train   # datagen; t2t-trainer with two replicas
+#                                                       #   (2 logical GPUs of GPU 0, XLA,
+#                                                       #   PRECISION) for REPLICA_STOP, the same
+#                                                       #   command again (the resume) for
+#                                                       #   RESUME_STOP; t2t-exporter (SavedModel,
+#                                                       #   CTranslate2)
+#   bash bench/gpu/run_tf_on_device.sh serving          # replicas_train's export on the GPU and
+#                                                       #   on 2 of the machine's cores: batch 1,
+#                                                       #   batch 64, t2t-serve under 64 clients
+#                                                       #   (bench/gpu/serving.py)
 #   bash bench/gpu/run_tf_on_device.sh bench_training   # 1.6 min a model at one batch
 #                                                       #   (BENCH_ARGS): JAX and TF steps,
 #                                                       #   PyTorch's unless --no_torch
@@ -16,6 +31,11 @@
 #   bash bench/gpu/run_tf_on_device.sh multi30k_decode  # 2.8 min: avg-all, decoder (averaged),
 #                                                       #   exporter, decoder (last), t2t-bleu
 #                                                       #   on test_2016_flickr
+#
+# SMOKE=1 rehearses the same stages on any CPU with this checkout's Python and its TensorFlow
+# (no bundle: unpack only says so), tiny: a few steps of training, a few sentences served,
+# bench.gpu --smoke; `SMOKE=1 MULTI30K=DIR OUT=DIR bash bench/gpu/run_tf_on_device.sh all`
+# (tests/test_gpu_session.py runs it).
 #
 # Before the first stage the bundle's parts must be in $BUNDLE (default /tmp/bundle) on the
 # device machine, and for the Multi30k stages the raw files in $MULTI30K (default
@@ -42,8 +62,9 @@
 #   CUDA 12's own libraries) is carried the same way, for a machine without CUDA.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-STAGES="unpack|two_replicas|bench_training|bench_decoding|multi30k_train|multi30k_decode"
+STAGES="all|unpack|two_replicas|replicas_train|serving|bench_training|bench_decoding|multi30k_train|multi30k_decode"
 STAGE=${1:?usage: run_tf_on_device.sh $STAGES}
+SMOKE=${SMOKE:-}
 BUNDLE=${BUNDLE:-/tmp/bundle}
 TARGET=${TARGET:-/tmp/t2t_tf}
 RUNS=${RUNS:-/tmp/t2t_runs}
@@ -63,20 +84,87 @@ TRAIN_HPARAMS=${TRAIN_HPARAMS:-min_length_bucket=64,length_bucket_step=2,batch_s
 RESULTS=${OUT:-$RUNS/results}
 BENCH_ARGS=${BENCH_ARGS:-}  # e.g. "--models=big --tokens=32768 --repeats=3 --no_torch"
 PYTHON=${PYTHON:-python3}
+ALL_MINUTES=${ALL_MINUTES:-8}
+if [ -n "$SMOKE" ]; then  # The same program, tiny, on this machine's CPU and Python.
+  REPLICA_STOP=${REPLICA_STOP:---train_steps=2}
+  RESUME_STOP=${RESUME_STOP:---train_steps=4}
+  REPLICA_FLAGS=${REPLICA_FLAGS:---xla}  # bfloat16 on a CPU: slow, and not what it checks.
+  REPLICA_HPARAMS=${REPLICA_HPARAMS:-min_length_bucket=64,length_bucket_step=2,batch_size=512}
+  SERVING_ARGS=${SERVING_ARGS:---count=8 --alone=2 --seconds=2}
+  ALL_BENCH_ARGS=${ALL_BENCH_ARGS:---smoke --torch_modes=compile}
+else
+  # A minute of training with its compile, then half a minute more from the checkpoint.
+  REPLICA_STOP=${REPLICA_STOP:---train_steps=1000000 --train_minutes=1}
+  RESUME_STOP=${RESUME_STOP:---train_steps=1000000 --train_minutes=0.5}
+  REPLICA_FLAGS=${REPLICA_FLAGS:---xla --mixed_precision=$PRECISION}
+  REPLICA_HPARAMS=${REPLICA_HPARAMS:-$TRAIN_HPARAMS}
+  SERVING_ARGS=${SERVING_ARGS:-}
+  # Big at 32k first (the ≥ 45% goal's row), then 8k, then base; PyTorch compiled only.
+  ALL_BENCH_ARGS=${ALL_BENCH_ARGS:---models=big,base --tokens=32768,8192 --repeats=3 --torch_modes=compile}
+fi
 export PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-1}
 mkdir -p "$RUNS" "$RESULTS"
 
 with_tensorflow() {  # Runs "$@" with the bundle's TensorFlow, its CUDA libraries and ptxas.
-  (source "$TARGET/env.sh" && KERAS_BACKEND=tensorflow "$@")
+  if [ -n "$SMOKE" ]; then  # This Python's TensorFlow, and its commands (t2t-trainer...).
+    (export PATH="$(dirname "$(command -v "$PYTHON")"):$PATH" KERAS_BACKEND=tensorflow && "$@")
+  else
+    (source "$TARGET/env.sh" && KERAS_BACKEND=tensorflow "$@")
+  fi
 }
 
 with_jax() {  # Runs "$@" with the machine's JAX and the bundle's Keras alone (the TF rows
   # take the rest of the bundle: bench.gpu's --tf_target).
-  (export PYTHONPATH="$TARGET/keras_site" KERAS_BACKEND=jax && "$@")
+  if [ -n "$SMOKE" ]; then
+    (export KERAS_BACKEND=jax JAX_PLATFORMS=cpu && "$@")
+  else
+    (export PYTHONPATH="$TARGET/keras_site" KERAS_BACKEND=jax && "$@")
+  fi
+}
+
+tf_target() {  # bench.gpu's flag for the TensorFlow rows' TensorFlow.
+  if [ -z "$SMOKE" ]; then echo "--tf_target=$TARGET"; fi
+}
+
+timed_stage() {  # Runs stage $1 of this script, its seconds and exit status in stages.tsv.
+  local start status
+  start=$(date +%s)
+  echo "=== stage $1"
+  set +e
+  bash "$0" "$1"
+  status=$?
+  set -e
+  printf '%s\t%s\t%s\n' "$1" "$(( $(date +%s) - start ))" "$status" >> "$RESULTS/stages.tsv"
+  return $status
 }
 
 case "$STAGE" in
+  all)
+    ALL_START=$(date +%s)
+    printf 'stage\tseconds\texit status\n' > "$RESULTS/stages.tsv"
+    timed_stage unpack || { cat "$RESULTS/stages.tsv"; exit 1; }
+    if timed_stage replicas_train; then
+      timed_stage serving || true
+    else
+      echo "all: replicas_train failed, so serving has no export to serve: left out" >&2
+    fi
+    LEFT=$(( ALL_MINUTES * 60 - ($(date +%s) - ALL_START) ))
+    if [ "$LEFT" -gt 30 ]; then
+      # 15 s for the last row's process to end and the tables to be written.
+      BENCH_ARGS="$ALL_BENCH_ARGS --deadline_minutes=$(awk "BEGIN {print ($LEFT - 15) / 60}")" \
+        timed_stage bench_training || true
+    else
+      echo "all: ${LEFT} s of the ${ALL_MINUTES} minutes left: bench_training left out" >&2
+    fi
+    echo "all: $(( $(date +%s) - ALL_START )) s"
+    cat "$RESULTS/stages.tsv"
+    ! grep -qP '\t[1-9][0-9]*$' "$RESULTS/stages.tsv"
+    ;;
   unpack)
+    if [ -n "$SMOKE" ]; then
+      echo "smoke: no bundle to unpack; TensorFlow from $(command -v "$PYTHON")"
+      exit 0
+    fi
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
     time "$PYTHON" tools/offline_bundle/offline_bundle.py unpack --bundle="$BUNDLE" \
       --target="$TARGET"
@@ -90,14 +178,37 @@ case "$STAGE" in
     ln -sf "$TARGET"/site/{keras,namex,optree}* "$TARGET/keras_site/"
     ;;
   two_replicas)
-    with_jax "$PYTHON" -m bench.gpu.two_replicas --tf_target="$TARGET" | tee "$RESULTS/two_replicas.txt"
+    with_jax "$PYTHON" -m bench.gpu.two_replicas $(tf_target) | tee "$RESULTS/two_replicas.txt"
+    ;;
+  replicas_train)
+    # t2t-trainer itself with two replicas, stopped by REPLICA_STOP and resumed by the same
+    # command (RESUME_STOP: where it ends), on Multi30k; then the run exported for serving.
+    with_tensorflow bash -c "
+      set -euo pipefail
+      time t2t-datagen --problem=translate_ende_multi30k --tmp_dir='$MULTI30K' \
+        --data_dir='$RUNS/data'
+      for STOP in '$REPLICA_STOP' '$RESUME_STOP'; do
+        time '$PYTHON' -m bench.gpu.logical_gpus --replicas=2 -- \
+          --problem=translate_ende_multi30k --hparams_set=$HPARAMS_SET \
+          --hparams='$REPLICA_HPARAMS' --data_dir='$RUNS/data' --output_dir='$RUNS/replicas' \
+          $REPLICA_FLAGS \$STOP --schedule=train --random_seed=1 --save_checkpoints_steps=100
+        grep model_checkpoint_path '$RUNS/replicas/checkpoint' | head -1
+      done
+      time t2t-exporter --output_dir='$RUNS/replicas'
+      time t2t-exporter --output_dir='$RUNS/replicas' --export_format=ctranslate2" \
+      2>&1 | tee "$RESULTS/replicas_train.log"
+    ;;
+  serving)
+    with_tensorflow "$PYTHON" -m bench.gpu.serving --export_dir="$RUNS/replicas/export" \
+      --ct2_dir="$RUNS/replicas/ctranslate2" --sentences="$MULTI30K/test_2016_flickr.en" \
+      $SERVING_ARGS --json="$RESULTS/serving.json" 2>&1 | tee "$RESULTS/serving.txt"
     ;;
   bench_training)
-    with_jax "$PYTHON" -m bench.gpu --only=training --tf_target="$TARGET" $BENCH_ARGS \
+    with_jax "$PYTHON" -m bench.gpu --only=training $(tf_target) $BENCH_ARGS \
       --output=- --json="$RESULTS/tf_training.json" | tee "$RESULTS/tf_training.txt"
     ;;
   bench_decoding)
-    with_jax "$PYTHON" -m bench.gpu --only=decoding --tf_target="$TARGET" $BENCH_ARGS \
+    with_jax "$PYTHON" -m bench.gpu --only=decoding $(tf_target) $BENCH_ARGS \
       --output=- --json="$RESULTS/tf_decoding.json" | tee "$RESULTS/tf_decoding.txt"
     ;;
   multi30k_train)

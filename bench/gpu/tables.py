@@ -31,10 +31,12 @@ def _memory(result):
 
 
 def _failure(result):
-  """The last line of a failed row's error (the table cell), or None."""
+  """The last line of a failed row's error (the table cell), or None; a row left out
+  (--deadline_minutes) says so."""
   if "error" not in result:
     return None
-  return "failed: " + result["error"].strip().splitlines()[-1][:160]
+  last = result["error"].strip().splitlines()[-1][:160]
+  return last if last.startswith("not run") else "failed: " + last
 
 
 def training_table(plan, machine_result, rows, isolated):
