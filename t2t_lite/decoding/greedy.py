@@ -26,7 +26,7 @@ class GreedyState(typing.NamedTuple):
 
 
 def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_ID,
-                  decode_lengths=None, count_rule=None, growth=None):
+                  decode_lengths=None, count_rule=None, growth=None, grow_within_loop=False):
   """Greedy decoding over `step_fn`.
 
   Args:
@@ -39,6 +39,8 @@ def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_
     count_rule: optional `CountRule` (token_counts.py states the rule).
     growth: optional `CacheGrowth` (cache_growth.py): `cache` then has room for
       growth.capacities[0] positions and grows as the search goes on.
+    grow_within_loop: for TensorFlow outside XLA only: one loop that widens the cache
+      within it, its body traced once (growing_loop.py), instead of one per capacity.
 
   Returns:
     sequences: [batch, max_decode_length] int32, the emitted ids up to and including
@@ -74,5 +76,11 @@ def greedy_search(step_fn, initial_ids, cache, *, max_decode_length, eos_id=EOS_
   state = GreedyState(step=ops.convert_to_tensor(0, "int32"), sequences=sequences,
                       log_probs=ops.zeros((batch,), "float32"),
                       ended=ops.zeros((batch,), "bool"), cache=cache)
-  state = while_growing(cond, body, state, growth)
+  if grow_within_loop:
+    from t2t_lite.decoding.growing_loop import while_growing_in_one_loop  # TensorFlow's.
+    from t2t_lite.layers.slice_update import tensorflow_kernel_writes
+    with tensorflow_kernel_writes():  # No XLA compiles this loop.
+      state = while_growing_in_one_loop(cond, body, state, growth)
+  else:
+    state = while_growing(cond, body, state, growth)
   return state.sequences[:, 1:], state.log_probs

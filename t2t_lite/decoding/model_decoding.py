@@ -70,8 +70,9 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
     count_rule: optional `CountRule`: how many of which tokens each output holds
       (t2t_lite.decoding.token_counts).
     retire_finished: a beam search drops the examples it has finished from its batch
-      (retiring.py: the same results, for less work when lengths differ); TensorFlow
-      only, not under XLA.
+      (retiring.py: the same results, for less work when lengths differ), and greedy
+      decoding grows its cache within one loop (growing_loop.py); TensorFlow only, not
+      under XLA.
 
   Returns:
     ids: [batch, beam, length] int32, each example's hypotheses best first, each up to
@@ -93,7 +94,8 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
   if beam_size == 1:
     ids, log_probs = greedy_search(model.decode_step, initial_ids, cache,
                                    max_decode_length=length, decode_lengths=decode_lengths,
-                                   count_rule=count_rule, growth=growth)
+                                   count_rule=count_rule, growth=growth,
+                                   grow_within_loop=retire_finished)
     scores = log_probs / length_penalty(sequence_lengths(ids), alpha)  # [batch]
     return ids[:, None], scores[:, None]
   search = beam_search

@@ -26,6 +26,7 @@ import tensorflow as tf
 from t2t_lite.constants import EOS_ID
 from t2t_lite.decoding.beam_search import (BeamState, check_alpha, examples_done, extend,
                                            initial_state, n_best_lists, reorder_cache)
+from t2t_lite.decoding.growing_loop import while_growing_in_one_loop
 from t2t_lite.decoding.lengths import example_limits, length_penalty
 from t2t_lite.layers.slice_update import tensorflow_kernel_writes
 
@@ -108,10 +109,7 @@ def _written(state, stepped, examples, done):
 def _while_live_rows_change(cond, body, state, growth):
   """tf.while_loop(cond, body, (state,)) -> the final RetiringState, where the tensors' first
   dimension (the live examples) may change from step to step, but the step's and the
-  result's; and with `growth` (a CacheGrowth, or None), the cache widened to the next
-  capacity whenever the step reaches its own. One loop whatever the capacities, its body
-  traced once (a loop per capacity, as cache_growth.while_growing runs under XLA, would
-  trace and optimise the whole step once for each)."""
+  result's; the cache grown in the loop (growing_loop.py)."""
   def first_open(structure):
     return tf.nest.map_structure(lambda t: tf.TensorShape([None]).concatenate(t.shape[1:]),
                                  structure)
@@ -119,25 +117,4 @@ def _while_live_rows_change(cond, body, state, growth):
   invariants = fixed._replace(
       **{field: first_open(getattr(state, field))
          for field in RetiringState._fields[1:] if not field.startswith("result")})
-  if growth is None or len(growth.capacities) == 1:  # The cache never grows.
-    return tf.while_loop(cond, body, (state,), shape_invariants=(invariants,))[0]
-  # The dimensions growing changes (the cache's length) are open too: only shapes are read.
-  widest = growth.grow(state.cache, growth.capacities[-1])
-  invariants = invariants._replace(cache=tf.nest.map_structure(
-      lambda now, wide: tf.TensorShape(
-          [None] + [a if a == b else None for a, b in zip(now.shape[1:], wide.shape[1:])]),
-      state.cache, widest))
-  capacities = tf.constant(growth.capacities, tf.int32)  # [segments]
-
-  def growing_body(state, capacity):
-    def widened():
-      following = tf.searchsorted(capacities, capacity[None], side="right")[0]
-      wider = capacities[tf.minimum(following, len(growth.capacities) - 1)]
-      return growth.grow(state.cache, wider), wider
-    cache, capacity = tf.cond(state.step >= capacity, widened, lambda: (state.cache, capacity))
-    (state,) = body(state._replace(cache=cache))
-    return state, capacity
-
-  return tf.while_loop(lambda state, _: cond(state), growing_body,
-                       (state, capacities[0]),
-                       shape_invariants=(invariants, tf.TensorShape([])))[0]
+  return while_growing_in_one_loop(cond, body, state, growth, invariants)
