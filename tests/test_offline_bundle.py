@@ -174,6 +174,23 @@ def test_a_left_out_dependency_is_found_when_packing(tmp_path, wheels):
     bundle.check_installable(kept, str(tmp_path / "again"), version, bundle.PLATFORMS)
 
 
+def test_extras_are_packed_with_what_they_need(tmp_path, monkeypatch):
+  """--extras=serve,ctranslate2 asks pip for t2t_lite's wheel with those extras (pip reads
+  `wheel.whl[extra,...]` as the wheel and its extras' requirements)."""
+  asked = []
+
+  def stop_at_download(requirements, *unused):
+    asked.extend(requirements)
+    raise bundle.BundleError("downloads nothing here")
+  monkeypatch.setattr(bundle, "build_own_wheel",
+                      lambda source, work: "/w/t2t_lite-1-py3-none-any.whl")
+  monkeypatch.setattr(bundle, "download", stop_at_download)
+  with pytest.raises(bundle.BundleError):
+    bundle.pack(bundle.parse_args(["pack", f"--out={tmp_path}", "--no_cuda",
+                                   "--extras=serve,ctranslate2"]))
+  assert asked == ["/w/t2t_lite-1-py3-none-any.whl[serve,ctranslate2]"]
+
+
 # --- --site and --host_cuda (tools/offline_bundle/offline_site.py) --------------------------
 
 site_module = bundle.offline_site

@@ -69,7 +69,7 @@ def pack(args):
   os.makedirs(cache, exist_ok=True)
   with tempfile.TemporaryDirectory(prefix="t2t_bundle_") as work:
     own = build_own_wheel(os.path.abspath(args.source), work)
-    requirements = [own] + (
+    requirements = [own + (f"[{args.extras}]" if args.extras else "")] + (
         [] if args.no_cuda else
         ["tensorflow", offline_site.CUDA_RUNTIME_REQUIREMENT] if args.host_cuda else
         [f"tensorflow[{CUDA_EXTRA}]"])
@@ -181,6 +181,8 @@ def parse_args(argv):
                        "XLA uses the machine's ptxas and libdevice.")
   packing.add_argument("--keep", help="Comma-separated pieces to bundle after all: "
                        + ", ".join(DROPPED))
+  packing.add_argument("--extras", help="t2t_lite's extras to bundle, with what they need, "
+                       "e.g. serve,ctranslate2 (t2t-serve's server and CTranslate2 exports).")
   packing.add_argument("--max_part_mib", type=int, default=64)
   packing.add_argument("--download_dir", help="pip's download folder, kept between runs "
                        "(default: beside --out, downloads-cpXY).")
