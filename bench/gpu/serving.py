@@ -1,7 +1,7 @@
 """A run's SavedModel and t2t-serve on the GPU, beside the same model on 2 cores of the same machine.
 
     python -m bench.gpu.serving --export_dir=DIR --sentences=FILE [--ct2_dir=DIR]
-        [--count=500] [--alone=32] [--seconds=20] [--cpu_cores=2] [--json=PATH]
+        [--count=300] [--alone=32] [--seconds=20] [--cpu_cores=2] [--json=PATH]
 
 Each device (the GPU, then --cpu_cores cores of this machine with the GPU hidden:
 CUDA_VISIBLE_DEVICES=-1 and the processes' CPU affinity) gets, on the first --count
@@ -151,7 +151,7 @@ def main(argv=None):
   parser.add_argument("--export_dir", required=True, help="t2t-exporter's SavedModel.")
   parser.add_argument("--sentences", required=True, help="One sentence a line.")
   parser.add_argument("--ct2_dir", help="A CTranslate2 export of the same run.")
-  parser.add_argument("--count", type=int, default=500)
+  parser.add_argument("--count", type=int, default=300)
   parser.add_argument("--alone", type=int, default=32)
   parser.add_argument("--seconds", type=float, default=20)
   parser.add_argument("--cpu_cores", type=int, default=2)
