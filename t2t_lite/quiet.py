@@ -62,10 +62,11 @@ def chatter_hidden():
 
 
 def import_tensorflow():
-  """Imports TensorFlow and finds its devices with `chatter_hidden`, and hides the
-  checkpoint saver's timing lines. Returns the module."""
+  """Imports TensorFlow (without JAX: t2t_lite.jax_refused) and finds its devices with
+  `chatter_hidden`, and hides the checkpoint saver's timing lines. Returns the module."""
   if "tensorflow" not in sys.modules:
-    with chatter_hidden():
+    from t2t_lite.jax_refused import jax_refused
+    with chatter_hidden(), jax_refused():
       import tensorflow as tf
       tf.config.list_physical_devices()
   _hide_runtime_chatter()

@@ -10,6 +10,7 @@ The searches and what they decode:
   ensemble.py        several models as one: the mean of their probabilities at each step.
   mbr.py             a finished beam ranked by minimum Bayes risk (expected sentence BLEU).
   cache_growth.py    caches that grow with the search, so that a step costs what it uses.
+  growing_loop.py    the same growth within one loop, its body traced once (no XLA).
 
 Rules that restrict a step's choices (parsing):
   token_counts.py    the count rule: as many tokens of a set as the source requires.
