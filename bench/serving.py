@@ -146,12 +146,13 @@ SAVED_MODEL_THREADS, RUN_THREADS = 2, 1
 class Server:
   """t2t-serve serving `what` (--model_base_path=... or --output_dir=...) in a process of
   its own, on a free loopback port; `env`: its environment (default this one's), `cpus`:
-  the cores it may run on (default any)."""
+  the cores it may run on (default any); `program`: the command (default this Python's
+  t2t_lite; ["t2t-serve"]: the one on PATH)."""
 
-  def __init__(self, what, threads, flags=SERVER_FLAGS, env=None, cpus=None):
+  def __init__(self, what, threads, flags=SERVER_FLAGS, env=None, cpus=None, program=None):
+    program = program or [sys.executable, "-m", "t2t_lite.bin.t2t_serve"]
     self.process = subprocess.Popen(
-        [sys.executable, "-m", "t2t_lite.bin.t2t_serve", what, "--port=0", *flags,
-         f"--num_batch_threads={threads}"],
+        [*program, what, "--port=0", *flags, f"--num_batch_threads={threads}"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
         preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
     port = None

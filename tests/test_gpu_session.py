@@ -1,16 +1,20 @@
 """The GPU session's script (bench/gpu/run_tf_on_device.sh), rehearsed on the CPU.
 
 `SMOKE=1 ... run_tf_on_device.sh all` runs every stage a GPU session runs, in the
-same order and through the same commands, on this machine's Python: Multi30k
-generated, t2t-trainer with two replicas stopped and resumed (bench/gpu/logical_gpus.py
-on logical CPUs), the run exported, served and timed on "the GPU" and on 2 cores
-(bench/gpu/serving.py), then the training rows (bench.gpu --smoke) within the minutes
-left. A GPU's minutes are few: a script that fails there loses them.
+same order and through the same commands, on this machine's Python: the checkout
+installed into a site folder, Multi30k generated, t2t-trainer with two replicas
+stopped and resumed (bench/gpu/logical_gpus.py on logical CPUs), the run exported,
+served and timed on "the GPU" and on 2 cores (bench/gpu/serving.py), then the training
+rows (bench.gpu --smoke) within the minutes left. As on the GPU machine, the Python has
+the packages but no t2t_lite of its own (this one's editable install would hide what the
+checkout lacks there). A GPU's minutes are few: a script that fails there loses them.
 """
 
 import json
 import os
+import subprocess
 import sys
+import sysconfig
 
 import pytest
 
@@ -21,6 +25,25 @@ SCRIPT = os.path.join(ROOT, "bench", "gpu", "run_tf_on_device.sh")
 STAGES = ["unpack", "replicas_train", "serving", "bench_training"]
 
 
+def python_without_t2t_lite(folder):
+  """A virtual environment in `folder` whose Python sees this one's packages (a .pth file
+  naming its site-packages, whose own .pth files then do not run: no editable t2t_lite)
+  -> its python."""
+  subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(folder)],
+                 check=True)
+  python = folder / "bin" / "python"
+  site = subprocess.run([str(python), "-c", "import sysconfig; "
+                         "print(sysconfig.get_paths()['purelib'])"],
+                        check=True, capture_output=True, text=True).stdout.strip()
+  with open(os.path.join(site, "project_packages.pth"), "w", encoding="utf-8") as f:
+    f.write(sysconfig.get_paths()["purelib"] + "\n")
+  found = subprocess.run([str(python), "-c", "import importlib.util; "
+                          "print(importlib.util.find_spec('t2t_lite'))"], cwd=folder,
+                         check=True, capture_output=True, text=True).stdout.strip()
+  assert found == "None", found
+  return str(python)
+
+
 @pytest.fixture(scope="module")
 def smoke_session(shared_data, tmp_path_factory):
   """(the completed `all` stage, its results folder, its runs folder)."""
@@ -28,8 +51,9 @@ def smoke_session(shared_data, tmp_path_factory):
   results, runs = work / "out", work / "runs"
   # The TensorFlow training row is left out: test_bench_gpu.py's smoke run has it.
   done = run(["bash", SCRIPT, "all"], cwd=ROOT, timeout=1200, env=environment(
-      SMOKE="1", PYTHON=sys.executable, MULTI30K=os.path.join(shared_data, "multi30k"),
-      RUNS=str(runs), OUT=str(results), ALL_BENCH_ARGS="--smoke --no_tf --torch_modes=compile"))
+      SMOKE="1", PYTHON=python_without_t2t_lite(work / "python"), TARGET=str(work / "target"),
+      MULTI30K=os.path.join(shared_data, "multi30k"), RUNS=str(runs), OUT=str(results),
+      ALL_BENCH_ARGS="--smoke --no_tf --torch_modes=compile"))
   return done, results, runs
 
 

@@ -17,6 +17,8 @@ repository's root: t2t_lite need not be installed.
   model.py         the model, built on any backend; tokens a decoding emitted
   tf_rows.py       the TensorFlow rows: the trainer's TrainStep (XLA), decode_ids (XLA)
   two_replicas.py  MirroredStrategy on 2 logical GPUs gives one device's update?
+  logical_gpus.py  t2t-trainer with several replicas on logical GPUs of one GPU
+  serving.py       a run's SavedModel and t2t-serve on the GPU beside 2 CPU cores
   tf_gpu_check.py  TensorFlow sees the GPU, XLA compiles for it (run after unpacking)
   run_tf_on_device.sh  a GPU session's stages: the bundle unpacked, checks, benchmark, Multi30k
   timing.py        steps timed between device synchronisations, medians
@@ -24,8 +26,11 @@ repository's root: t2t_lite need not be installed.
   document.py      the GPU section of docs/benchmarks.md, between its markers
 """
 
+import importlib.machinery
 import os
+import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # XLA's GPU compiler: matmuls through cuBLAS, not XLA's own Triton kernels.
 CUBLAS_MATMULS_FLAG = "--xla_gpu_enable_triton_gemm=false"
 
@@ -46,3 +51,14 @@ def use_jax_backend():
   if "xla_gpu_enable_triton_gemm" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                " " + CUBLAS_MATMULS_FLAG).strip()
+
+
+def installed_t2t_lite_first():
+  """Where t2t_lite is installed (an offline bundle's site folder, into which unpack
+  installs the checkout), later imports take that one: `python -m` from the checkout
+  finds its t2t_lite/ folder first, which lacks the bin/, problems/ and hparams/
+  folders setup.py maps into the package at install. Call before t2t_lite is imported;
+  the TensorFlow side's modules call it (the JAX rows use the checkout's)."""
+  others = [path for path in sys.path if os.path.abspath(path or os.curdir) != ROOT]
+  if importlib.machinery.PathFinder.find_spec("t2t_lite", others) is not None:
+    sys.path[:] = others

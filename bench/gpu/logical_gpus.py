@@ -12,6 +12,8 @@ the trainer's --locally_shard_to_cpu does the same with logical CPUs.
 import argparse
 import sys
 
+from bench.gpu import installed_t2t_lite_first
+
 
 def split_first_gpu(replicas, memory_mib):
   """-> True if the first GPU is now `replicas` logical GPUs; False without a GPU."""
@@ -38,6 +40,7 @@ def main(argv=None):
         ("logical GPUs of GPU 0" if on_gpus else "logical CPUs (no GPU)"), flush=True)
   sys.argv = (["t2t-trainer", f"--worker_gpu={args.replicas}"] + flags +
               ([] if on_gpus else ["--locally_shard_to_cpu"]))
+  installed_t2t_lite_first()  # Its t2t_lite.bin.
   from t2t_lite.bin import t2t_trainer
   return t2t_trainer.run()
 

@@ -33,7 +33,7 @@
 #                                                       #   on test_2016_flickr
 #
 # SMOKE=1 rehearses the same stages on any CPU with this checkout's Python and its TensorFlow
-# (no bundle: unpack only says so), tiny: a few steps of training, a few sentences served,
+# (no bundle: unpack only installs the checkout into $TARGET/site, as on the GPU), tiny: a few steps of training, a few sentences served,
 # bench.gpu --smoke; `SMOKE=1 MULTI30K=DIR OUT=DIR bash bench/gpu/run_tf_on_device.sh all`
 # (tests/test_gpu_session.py runs it).
 #
@@ -108,8 +108,10 @@ export PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-1}
 mkdir -p "$RUNS" "$RESULTS"
 
 with_tensorflow() {  # Runs "$@" with the bundle's TensorFlow, its CUDA libraries and ptxas.
-  if [ -n "$SMOKE" ]; then  # This Python's TensorFlow, and its commands (t2t-trainer...).
-    (export PATH="$(dirname "$(command -v "$PYTHON")"):$PATH" KERAS_BACKEND=tensorflow && "$@")
+  if [ -n "$SMOKE" ]; then  # This Python's TensorFlow; t2t_lite and its commands installed
+    # into $TARGET/site by unpack, as on the GPU machine (not the checkout's editable one).
+    (export PATH="$TARGET/site/bin:$(dirname "$(command -v "$PYTHON")"):$PATH" \
+       PYTHONPATH="$TARGET/site" KERAS_BACKEND=tensorflow && "$@")
   else
     (source "$TARGET/env.sh" && KERAS_BACKEND=tensorflow "$@")
   fi
@@ -165,15 +167,16 @@ case "$STAGE" in
   unpack)
     if [ -n "$SMOKE" ]; then
       echo "smoke: no bundle to unpack; TensorFlow from $(command -v "$PYTHON")"
-      exit 0
+    else
+      nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
+      time "$PYTHON" tools/offline_bundle/offline_bundle.py unpack --bundle="$BUNDLE" \
+        --target="$TARGET"
     fi
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
-    time "$PYTHON" tools/offline_bundle/offline_bundle.py unpack --bundle="$BUNDLE" \
-      --target="$TARGET"
     # The checkout's t2t_lite over the bundle's (the bundle may be older than the checkout),
     # built with the bundle's setuptools and wheel.
     PYTHONPATH="$TARGET/site" "$PYTHON" -m pip install -q --no-index --no-deps \
       --no-build-isolation --upgrade --target="$TARGET/site" .
+    if [ -n "$SMOKE" ]; then exit 0; fi
     with_tensorflow "$PYTHON" bench/gpu/tf_gpu_check.py
     # Keras alone (the machine lacks it, and namex and optree) for the JAX rows.
     mkdir -p "$TARGET/keras_site"

@@ -29,9 +29,12 @@ import sys
 import tempfile
 import time
 
-from bench import report
-from bench import serving as cpu_serving
-from t2t_lite.files.atomic_files import write_text_atomic
+from bench.gpu import installed_t2t_lite_first
+
+installed_t2t_lite_first()  # Before bench.serving's imports reach t2t_lite's registries.
+from bench import report  # noqa: E402
+from bench import serving as cpu_serving  # noqa: E402
+from t2t_lite.files.atomic_files import write_text_atomic  # noqa: E402
 
 BATCH, CLIENTS = 64, 64
 SERVER_FLAGS = (f"--max_batch_size={BATCH}", "--batch_timeout_micros=1000",
@@ -100,7 +103,7 @@ def measure_device(args, on_gpu, cpus, work):
     rows = json.load(f)
   sentences = read_lines(args.sentences, args.count)
   server = cpu_serving.Server(f"--model_base_path={args.export_dir}", SERVER_THREADS,
-                              SERVER_FLAGS, env, cpus)
+                              SERVER_FLAGS, env, cpus, program=["t2t-serve"])
   try:
     asyncio.run(cpu_serving.warm_up(server.url, sentences))
     speed, latencies, errors, answers = asyncio.run(cpu_serving.clients_row(
