@@ -8,9 +8,10 @@ the cache its caller built for `capacities[0]` positions and runs its loop in
 segments: while some example goes on when the step reaches the cache's
 capacity, the cache is widened to the next capacity (one copy) and the loop
 goes on. Each segment is a loop with static shapes (XLA compiles one per
-capacity); the retiring search, which XLA never compiles, runs one loop that
-widens the cache within its body instead (retiring.py). The result is the one a search over a full-length cache gives: the
-positions beyond the step are masked at every step (`step_bias`).
+capacity); where no XLA compiles the search (the retiring beam search, greedy
+decoding on a CPU), one loop widens the cache within its body instead
+(growing_loop.py). The result is the one a search over a full-length cache
+gives: the positions beyond the step are masked at every step (`step_bias`).
 """
 
 import typing
