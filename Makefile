@@ -2,6 +2,7 @@
 #            German->English on the Ding dictionary's example sentences.
 # make test: set everything up, then run the test suite (the full tier; CI runs it).
 # make test-fast: the unit tier only: no subprocesses, no training beyond a few steps.
+# make rehearse-gpu: the GPU session's script, rehearsed on the CPU (before a GPU session).
 # make docs: the guide (docs/) built into site/ with MkDocs, strict: a broken link fails.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -16,7 +17,7 @@ DEMO_RUN := $(DEMO_DIR)/run
 DEMO_STEPS ?= 2000
 DING := /usr/share/trans/de-en
 
-.PHONY: demo demo-start test test-fast install clean bench bench-gpu docs
+.PHONY: demo demo-start test test-fast rehearse-gpu install clean bench bench-gpu docs
 
 install: $(STAMP)
 
@@ -63,7 +64,12 @@ demo-start:
 TEST_WORKERS ?= 2
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+	  -m "not gpu_rehearsal" tests
+
+# Before a GPU session: its script's every stage, rehearsed on the CPU (about 6 minutes).
+rehearse-gpu: $(STAMP)
+	$(BIN)/python -m pytest -q -m gpu_rehearsal tests
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow" tests

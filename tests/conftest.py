@@ -30,6 +30,9 @@ SLOW_FIXTURES = {"trained_run", "europarl", "jax_checks", "two_replicas_check"}
 def pytest_configure(config):
   config.addinivalue_line(
       "markers", "slow: starts a subprocess or trains beyond a few steps (full tier only)")
+  config.addinivalue_line(
+      "markers", "gpu_rehearsal: the GPU session's script rehearsed on the CPU, minutes "
+      "(make rehearse-gpu only: a GPU session runs it before its device time)")
   # TensorFlow is loaded once per process that runs tests, here (quietly, as the commands
   # load it): its first import runs a helper command (`uname -p`), which the unit tier's
   # guard below would refuse inside a test. pytest-xdist's controller (`-n N`) runs none:

@@ -23,6 +23,8 @@ from commands import environment, run
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "bench", "gpu", "run_tf_on_device.sh")
 STAGES = ["unpack", "replicas_train", "serving", "bench_training"]
+# Six minutes on 2 cores: `make rehearse-gpu` runs it, before a GPU session; `make test` not.
+pytestmark = [pytest.mark.slow, pytest.mark.gpu_rehearsal]
 
 
 def python_without_t2t_lite(folder):
@@ -57,7 +59,6 @@ def smoke_session(shared_data, tmp_path_factory):
   return done, results, runs
 
 
-@pytest.mark.slow
 def test_the_smoke_session_runs_every_stage_in_order(smoke_session):
   done, results, _ = smoke_session
   assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
@@ -68,7 +69,6 @@ def test_the_smoke_session_runs_every_stage_in_order(smoke_session):
   assert all(status == "0" for _, _, status in stages)
 
 
-@pytest.mark.slow
 def test_the_two_replica_run_resumes_and_is_exported(smoke_session):
   _, results, runs = smoke_session
   log = (results / "replicas_train.log").read_text(encoding="utf-8")
@@ -81,7 +81,6 @@ def test_the_two_replica_run_resumes_and_is_exported(smoke_session):
   assert (runs / "replicas" / "ctranslate2" / "model.bin").exists()
 
 
-@pytest.mark.slow
 def test_serving_times_the_export_on_both_devices(smoke_session):
   _, results, _ = smoke_session
   [table] = json.loads((results / "serving.json").read_text(encoding="utf-8"))
@@ -96,7 +95,6 @@ def test_serving_times_the_export_on_both_devices(smoke_session):
   assert serve[4] == "100.0%"  # Served answers are the offline batch's, on one machine.
 
 
-@pytest.mark.slow
 def test_the_training_rows_run_within_the_minutes_left(smoke_session):
   _, results, _ = smoke_session
   saved = json.loads((results / "tf_training.json").read_text(encoding="utf-8"))

@@ -35,7 +35,7 @@
 # SMOKE=1 rehearses the same stages on any CPU with this checkout's Python and its TensorFlow
 # (no bundle: unpack only installs the checkout into $TARGET/site, as on the GPU), tiny: a few steps of training, a few sentences served,
 # bench.gpu --smoke; `SMOKE=1 MULTI30K=DIR OUT=DIR bash bench/gpu/run_tf_on_device.sh all`
-# (tests/test_gpu_session.py runs it).
+# (`make rehearse-gpu`: tests/test_gpu_session.py runs it, before a GPU session).
 #
 # Before the first stage the bundle's parts must be in $BUNDLE (default /tmp/bundle) on the
 # device machine, and for the Multi30k stages the raw files in $MULTI30K (default
