@@ -239,6 +239,6 @@ def test_rows_not_started_by_the_deadline_are_left_out(monkeypatch):
   monkeypatch.setattr(rows, "run_isolated", slow_row)
   done = command.run_jobs(planned, in_process=False, timeout=480, stop_without_gpu=False,
                           deadline_minutes=1 / 60)
-  assert len(timeouts) == 1 and 0 < timeouts[0] <= 1
+  assert timeouts == [1]
   assert [result for _, result in done[1:]] == [
       {"error": "not run: past --deadline_minutes=0.0166667"}] * (len(planned) - 1)

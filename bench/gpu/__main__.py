@@ -102,7 +102,8 @@ def run_jobs(planned, in_process, timeout, stop_without_gpu, deadline_minutes=No
         continue
       here = in_process and job["kind"] not in rows.TENSORFLOW_KINDS
       result = (rows.run_here(job) if here else
-                rows.run_isolated(job, os.path.join(scratch, f"job{index}"), left))
+                rows.run_isolated(job, os.path.join(scratch, f"job{index}"),
+                                  max(1, round(left))))
       print(f"   {time.perf_counter() - start:.0f} s" +
             (f"; {result['error'].splitlines()[-1]}" if "error" in result else ""), flush=True)
       done.append((job, result))
