@@ -143,6 +143,11 @@ SERVER_FLAGS = (f"--max_batch_size={BATCH_SIZE}", "--batch_timeout_micros=1000",
 SAVED_MODEL_THREADS, RUN_THREADS = 2, 1
 
 
+def pinned(cpus):
+  """A subprocess's preexec_fn that keeps it on the cores `cpus` (None: any)."""
+  return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+
+
 class Server:
   """t2t-serve serving `what` (--model_base_path=... or --output_dir=...) in a process of
   its own, on a free loopback port; `env`: its environment (default this one's), `cpus`:
@@ -154,7 +159,7 @@ class Server:
     self.process = subprocess.Popen(
         [*program, what, "--port=0", *flags, f"--num_batch_threads={threads}"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+        preexec_fn=pinned(cpus))
     port = None
     for line in self.process.stdout:
       print(line, end="", flush=True)

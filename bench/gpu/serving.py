@@ -98,7 +98,7 @@ def measure_device(args, on_gpu, cpus, work):
   result_path = os.path.join(work, f"offline_{'gpu' if on_gpu else 'cpu'}.json")
   subprocess.run([sys.executable, "-m", "bench.gpu.serving", "--offline_to", result_path,
                   *args.argv], env=env, check=True,
-                 preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+                 preexec_fn=cpu_serving.pinned(cpus))
   with open(result_path, encoding="utf-8") as f:
     rows = json.load(f)
   sentences = read_lines(args.sentences, args.count)
