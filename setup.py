@@ -1,6 +1,12 @@
 """Installs t2t_lite; the top-level problems/, hparams/ and bin/ folders install under it."""
 
+import re
+
 from setuptools import find_packages, setup
+
+# The version is declared once, in t2t_lite/__init__.py (read here without importing it).
+with open("t2t_lite/__init__.py", encoding="utf-8") as init_file:
+  VERSION = re.search(r'^__version__ = "([^"]+)"$', init_file.read(), re.M).group(1)
 
 # The built-in problems, hparams sets and models, as entry points: "name = module:object".
 # A second name for an object is an alias (t2t_lite.registry).
@@ -27,13 +33,22 @@ HPARAMS_SETS = [
         "transformer_base_single_gpu", "transformer_big_single_gpu", "transformer_parsing_base",
         "transformer_parsing_big", "transformer_small", "transformer_tiny", "transformer_test",
         "transformer_test_small", "transformer_small_multi30k", "transformer_tiny_multi30k",
-        "transformer_parsing_small")]
+        "transformer_parsing_small", "transformer_auto")]
 MODELS = ["transformer = t2t_lite.models.transformer:Transformer"]
 
 setup(
     name="t2t_lite",
-    version="0.1.0",
+    version=VERSION,
     description="tensor2tensor's Transformer on TensorFlow 2 and Keras 3",
+    license="Apache-2.0",
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3.10",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     python_requires=">=3.10,<3.14",

@@ -16,6 +16,7 @@ from t2t_lite.cli import command_line
 from t2t_lite.cli.command_line import setting
 from t2t_lite.cli.shared_settings import shared
 from t2t_lite.models import parameter_summary
+from t2t_lite.training import auto_hparams
 from t2t_lite.training.config import TrainConfig
 
 
@@ -53,8 +54,13 @@ def main(argv):
   command_line.require(args, problem="what to train on (t2t-trainer --registry_help lists "
                        "them)", data_dir="the directory t2t-datagen wrote the problem's data in")
   config = command_line.flag_values(TrainConfig, flags=command_line.flags_used())
+  problem = registry.PROBLEMS[args.problem]()
+  if args.hparams_set == auto_hparams.AUTO_SET:
+    hparams, line = auto_hparams.for_run(registry.hparams_for(args.hparams_set), problem,
+                                         args.data_dir, config, args.hparams)
+    print(line, flush=True)
   from t2t_lite.training.trainer import train  # Heavy: only when training.
-  train(registry.PROBLEMS[args.problem](), hparams, config, args.data_dir)
+  train(problem, hparams, config, args.data_dir)
   return 0
 
 

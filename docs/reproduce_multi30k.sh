@@ -83,7 +83,9 @@ $BIN/t2t-trainer --problem="$PROBLEM" "${TRAIN[@]}" --hparams="${HPARAMS:-}" \
   --data_dir="$DATA" --output_dir="$RUN" --random_seed="${SEED:-1}" --eval_steps=0 \
   --decode_hparams=beam_size=1 --save_checkpoints_steps=100 --save_checkpoints_secs=0
 
-$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n="$AVERAGE"
+# The recipe's own averaging: the last AVERAGE checkpoints, wherever they are, and no dev
+# check (the script chooses between last and average on val itself).
+$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n="$AVERAGE" --window=1 --dev_sentences=0
 
 mkdir -p "$OUT"
 for SPLIT in val test_2016_flickr; do

@@ -51,7 +51,8 @@ $BIN/t2t-trainer --problem=$PROBLEM --hparams_set=transformer_parsing_small \
   --save_checkpoints_secs=0 --keep_checkpoint_max=20
 
 # The last 5 checkpoints averaged.
-$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=5
+# The recipe's own averaging: the last 5 checkpoints, no dev check (fixed before test).
+$BIN/t2t-avg-all --model_dir="$RUN" --output_dir="$AVG" --n=5 --window=1 --dev_sentences=0
 
 mkdir -p "$OUT"
 for SPLIT in dev test; do

@@ -205,3 +205,13 @@ def transformer_parsing_small():
   return replace(transformer_small_multi30k(), hidden_size=128, filter_size=512,
                  layer_prepostprocess_dropout=0.1, batch_size=2048,
                  learning_rate_warmup_steps=500, learning_rate_constant=0.7, max_length=256)
+
+
+def transformer_auto():
+  """Chosen for the corpus and the budget when t2t-trainer starts a run
+  (t2t_lite.training.auto_hparams): from transformer_tiny_multi30k, the warmup (a quarter
+  of the steps --train_minutes give on this machine, at most 2,000) and the learning-rate
+  constant keeping its 5e-3 peak, dropout and batch by the corpus's size, max_length by
+  its lengths; the choice is printed and kept in the run's hparams.json. Without a
+  corpus (--summary, --registry_help) it is transformer_tiny_multi30k."""
+  return transformer_tiny_multi30k()

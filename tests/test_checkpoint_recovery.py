@@ -18,6 +18,7 @@ from t2t_lite.run import description as run_dir
 from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths, restore_newest
 from t2t_lite.run.layout import AVERAGE_MARKER
 from t2t_lite.training.averaging import average_checkpoints
+from t2t_lite.training.checkpoint_choice import CheckpointChoice
 from t2t_lite.training.evaluation import perplexity
 from t2t_lite.training.divergence import check_loss, divergence_bound
 from tiny_runs import copy_run, tiny_run, truncate
@@ -112,7 +113,7 @@ def test_averaging_skips_an_unreadable_checkpoint_and_replaces_its_earlier_avera
   averaged.mkdir()
   (averaged / AVERAGE_MARKER).write_text("{}")  # An earlier average.
   (averaged / "ckpt-1.index").write_text("stale")
-  average_checkpoints(run_copy, str(averaged), 2)
+  average_checkpoints(run_copy, str(averaged), CheckpointChoice(n=2, window=1))
   assert "averaged 2 checkpoint(s) (ckpt-1, ckpt-2)" in capsys.readouterr().out
   assert tf.train.latest_checkpoint(str(averaged)) == str(averaged / "ckpt-2")
   assert "ckpt-1.index" not in os.listdir(averaged)

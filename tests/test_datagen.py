@@ -317,10 +317,10 @@ def test_num_shards_sets_the_train_files_and_must_be_positive(tmp_path):
 def test_length_percentiles_from_counts_are_numpys():
   import collections
   import numpy as np
-  from t2t_lite.data.report import PERCENTILES, _percentiles
+  from t2t_lite.data.report import PERCENTILES, length_percentiles
   lengths = np.random.default_rng(3).integers(1, 200, size=999)
   expected = np.percentile(lengths, PERCENTILES, method="inverted_cdf")
-  assert _percentiles(collections.Counter(lengths.tolist())) == dict(
+  assert length_percentiles(collections.Counter(lengths.tolist())) == dict(
       {f"p{p}": int(v) for p, v in zip(PERCENTILES, expected)}, max=int(lengths.max()))
 
 

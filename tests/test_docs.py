@@ -27,13 +27,16 @@ GUIDE_PAGES = ["README.md"] + [os.path.join("docs", name) for name in (
 # What the walkthrough's real settings become in the test: a tiny model, a few steps.
 TINY = {
     "--vocab_size=8192": "--vocab_size=1000",
-    "--hparams_set=transformer_tiny_multi30k --train_minutes=60":
-        "--hparams_set=transformer_test_small --hparams=batch_size=1024 --train_steps=20 "
-        "--local_eval_frequency=20 --eval_steps=2 --eval_decode_sentences=0 "
-        "--save_checkpoints_steps=10",
+    # transformer_auto's choice, shrunk; half a minute of training, evaluated by time only.
+    "--hparams_set=transformer_auto --train_minutes=60":
+        "--hparams_set=transformer_auto --hparams=hidden_size=32,filter_size=64,"
+        "num_hidden_layers=2,batch_size=1024,max_length=64 --train_minutes=0.5 "
+        "--eval_every_minutes=0.1 --local_eval_frequency=1000000 --eval_steps=2 "
+        "--eval_decode_sentences=4 --save_checkpoints_steps=20 --save_checkpoints_secs=0",
+    "--n=20": "--n=20 --dev_sentences=20",
     # Two input widths (8 and 16) instead of the run's max_length's six: each width is one
     # more traced search to export; the walkthrough exports without decoding from it.
-    "--export_dir=serving": "--export_dir=serving --decode_hparams=max_input_length=16",
+    "--export_dir=serving/1": "--export_dir=serving/1 --decode_hparams=max_input_length=16",
 }
 SPLITS = {"train": ("train", 600), "val": ("val", 100), "test": ("test_2016_flickr", 8)}
 
@@ -123,9 +126,29 @@ def test_the_own_data_walkthrough_gives_a_bleu_line_and_an_export(shared_data, t
   result = subprocess.run(["bash", "-euc", script], cwd=tmp_path, capture_output=True,
                           text=True, env=env, timeout=1200)
   assert result.returncode == 0, result.stderr[-3000:]
+  output = result.stdout + result.stderr
   assert re.search(r"^sacreBLEU \(cased\) +[0-9.]+ ", result.stdout, re.M), result.stdout[-3000:]
-  assert os.path.isfile(tmp_path / "serving" / "saved_model.pb")
+  assert os.path.isfile(tmp_path / "serving" / "1" / "saved_model.pb")
   assert len((tmp_path / "test.out.de").read_text(encoding="utf-8").splitlines()) == 8
+  assert re.search(r"^transformer_auto: 600 training pairs", result.stdout, re.M), output[-3000:]
+  # Evaluations by time: between the baseline and the last one, at steps no step count set.
+  steps = [int(step) for step in re.findall(r"eval at step (\d+):", output)]
+  assert steps[0] == 0 and len(steps) >= 3 and all(0 < s < steps[-1] for s in steps[1:-1]), (
+      output[-3000:])
+  # t2t-avg-all keeps nothing worse on dev than the last checkpoint.
+  checked = re.search(r"the average of \d+ checkpoints scores bleu ([0-9.]+), the last "
+                      r"checkpoint \(step [0-9,]+\) ([0-9.]+): run_avg (keeps|holds)", output)
+  assert checked, output[-3000:]
+  average, last, kept = float(checked.group(1)), float(checked.group(2)), checked.group(3)
+  assert (kept == "keeps") == (average >= last)
+  # The same trainer command again: its minutes are trained, so nothing changes.
+  [trainer] = [line for line in script.splitlines() if line.startswith("t2t-trainer")]
+  before = sorted(os.listdir(tmp_path / "run"))
+  again = subprocess.run(["bash", "-euc", trainer], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=600)
+  assert again.returncode == 0, again.stderr[-3000:]
+  assert "nothing to do: pass a larger --train_minutes" in again.stdout, again.stdout[-3000:]
+  assert sorted(os.listdir(tmp_path / "run")) == before
 
 
 def test_the_gpu_extra_asks_for_tensorflow_with_its_cuda_libraries():

@@ -198,6 +198,7 @@ def test_multi30k_of_another_language_is_refused_by_t2t_datagen(shared_data, tmp
 
 
 @pytest.mark.parametrize("flag", ["--train_minutes=nan", "--train_minutes=inf",
+                                  "--eval_every_minutes=nan",
                                   "--eval_early_stopping_metric_delta=nan",
                                   "--hparams=learning_rate_constant=nan"])
 def test_nan_and_inf_are_refused_by_every_float_flag(tmp_path, flag):

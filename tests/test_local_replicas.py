@@ -112,7 +112,8 @@ def test_averaging_decoding_and_visualizing_a_two_replica_run(
     two_replica_run, tmp_path, shared_data):
   _, output_dir, _ = two_replica_run
   averaged = str(tmp_path / "averaged")
-  result = call("t2t-avg-all", f"--model_dir={output_dir}", f"--output_dir={averaged}", "--n=3")
+  result = call("t2t-avg-all", f"--model_dir={output_dir}", f"--output_dir={averaged}", "--n=3",
+                "--window=1", "--dev_sentences=0")
   assert result.returncode == 0, result.stderr[-3000:]
   source = str(tmp_path / "source.en")
   with open(os.path.join(shared_data, "wmt14", "newstest2013.en"), encoding="utf-8") as f:

@@ -15,6 +15,7 @@ from t2t_lite.files.atomic_files import replacing_directory
 from t2t_lite.registry import load_registries
 from t2t_lite.run import Run
 from t2t_lite.training.averaging import average_checkpoints
+from t2t_lite.training.checkpoint_choice import CheckpointChoice
 from tiny_runs import snapshot, tiny_data, tiny_run, tiny_text, tiny_train
 
 COMMANDS = [t2t_trainer, t2t_decoder, t2t_datagen, t2t_exporter, t2t_avg_all, t2t_bleu,
@@ -78,13 +79,13 @@ def test_avg_all_refuses_another_run_and_the_model_dir_through_a_symlink(
   _, other_run = tiny_run(tmp_path_factory)
   before = snapshot(other_run)
   with pytest.raises(UserError, match="already holds files this command did not write"):
-    average_checkpoints(run_copy, other_run, 2)
+    average_checkpoints(run_copy, other_run, CheckpointChoice(n=2))
   assert snapshot(other_run) == before
   link = tmp_path / "link"
   link.symlink_to(run_copy)
   before = snapshot(run_copy)
   with pytest.raises(UserError, match="is --model_dir"):
-    average_checkpoints(run_copy, str(link), 2)
+    average_checkpoints(run_copy, str(link), CheckpointChoice(n=2))
   assert snapshot(run_copy) == before
 
 

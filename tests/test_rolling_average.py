@@ -9,6 +9,7 @@ import sys
 from helpers import FakeTime
 from t2t_lite.files import step_files
 from t2t_lite.training import rolling_average
+from t2t_lite.training.checkpoint_choice import CheckpointChoice
 
 AVG_ALL = os.path.join(os.path.dirname(sys.executable), "t2t-avg-all")
 
@@ -33,7 +34,8 @@ def test_a_new_checkpoint_is_averaged_in_as_it_appears(trained_run, tmp_path, mo
   monkeypatch.setattr(rolling_average, "as_they_appear", functools.partial(
       step_files.as_they_appear, clock=time.clock, sleep=time.sleep))
   averaged = tmp_path / "averaged"
-  written = rolling_average.average_as_they_appear(str(run), str(averaged), n=2, wait_minutes=1)
+  written = rolling_average.average_as_they_appear(
+      str(run), str(averaged), CheckpointChoice(n=2, window=1), wait_minutes=1, dev_sentences=0)
   printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("averaged")]
   assert [line.split(" into ")[0] for line in printed] == [
       "averaged 2 checkpoint(s) (ckpt-20, ckpt-40)", "averaged 2 checkpoint(s) (ckpt-40, ckpt-60)"]
@@ -44,11 +46,14 @@ def test_a_new_checkpoint_is_averaged_in_as_it_appears(trained_run, tmp_path, mo
 def test_min_steps_leaves_out_the_earlier_checkpoints(trained_run, tmp_path):
   _, output_dir, _ = trained_run
   result = subprocess.run([AVG_ALL, f"--model_dir={output_dir}",
-                           f"--output_dir={tmp_path / 'averaged'}", "--n=5", "--min_steps=40"],
+                           f"--output_dir={tmp_path / 'averaged'}", "--n=5", "--min_steps=40",
+                           "--window=1", "--dev_sentences=0"],
                           capture_output=True, text=True, timeout=300)
   assert result.returncode == 0, result.stderr[-2000:]
-  assert "averaged 2 checkpoint(s) (ckpt-40, ckpt-60)" in result.stdout
-  assert "only 2 checkpoint(s) from step 40 on" in result.stderr
+  assert result.stdout.splitlines() == [
+      "t2t-avg-all: 2 of the 5 checkpoints asked for are from --min_steps=40 on (steps 40 to "
+      "60); averaging those (a lower --min_steps reaches further back)",
+      f"averaged 2 checkpoint(s) (ckpt-40, ckpt-60) into {tmp_path / 'averaged'}/ckpt-60"]
   result = subprocess.run([AVG_ALL, f"--model_dir={output_dir}",
                            f"--output_dir={tmp_path / 'none'}", "--min_steps=100"],
                           capture_output=True, text=True, timeout=300)

@@ -1,10 +1,12 @@
 """A tiny run made in-process, once per test run (shared by the workers): synthetic text,
-3 steps, a checkpoint after each. Tests copy it before breaking anything."""
+3 steps, a checkpoint after each. Tests copy it before breaking anything. And a tiny run that
+learned to translate the synthetic text (`learned_tiny_run`)."""
 
 import os
 import shutil
 
 from built_once import built_once
+from commands import call
 from t2t_lite.data.problem import Sources
 
 TINY_HPARAMS = "batch_size=256,max_length=32"
@@ -45,6 +47,15 @@ def tiny_train(data_dir, output_dir, train_steps=3, **config):
                TrainConfig(output_dir=output_dir, train_steps=train_steps, **settings), data_dir)
 
 
+def tiny_trainer(data_dir, output_dir, *flags):
+  """t2t-trainer in this process on the tiny data, as a user types it -> CompletedProcess."""
+  return call("t2t-trainer", "--problem=translate_from_files", f"--data_dir={data_dir}",
+              f"--output_dir={output_dir}", "--hparams_set=transformer_test_small",
+              f"--hparams={TINY_HPARAMS}", "--save_checkpoints_secs=0",
+              "--save_checkpoints_steps=100", "--eval_decode_sentences=0", "--random_seed=1",
+              *flags)
+
+
 def tiny_run(tmp_path_factory):
   """(data_dir, output_dir) of the session's tiny run: ckpt-1, ckpt-2, ckpt-3 (built by the
   first worker that asks)."""
@@ -65,6 +76,24 @@ def tiny_export(tmp_path_factory):
     return [output_dir, export_run(output_dir, str(work / "export"),
                                    decode_hparams=TINY_SERVING)]
   return tuple(built_once(tmp_path_factory, "tiny_export", build))
+
+
+# A learning rate that warms up in 20 steps: a tiny run that learns the tiny data.
+LEARNING_HPARAMS = TINY_HPARAMS + ",learning_rate_warmup_steps=20,learning_rate_constant=2.0"
+
+
+def learned_tiny_run(tmp_path_factory):
+  """(data_dir, output_dir) of a tiny run that translates the tiny data's dev sentences
+  (greedy BLEU above 0): t2t-trainer, 40 steps, ckpt-20 and ckpt-40; its run.json records
+  its --data_dir. Built once per test run."""
+  def build(work):
+    data_dir = tiny_data(str(work))
+    output_dir = os.path.join(work, "run")
+    result = tiny_trainer(data_dir, output_dir, "--train_steps=40", "--schedule=train",
+                          "--save_checkpoints_steps=20", f"--hparams={LEARNING_HPARAMS}")
+    assert result.returncode == 0, result.stderr[-2000:]
+    return [data_dir, output_dir]
+  return tuple(built_once(tmp_path_factory, "learned_tiny_run", build))
 
 
 def copy_run(output_dir, target):

@@ -237,7 +237,7 @@ case "$STAGE" in
     # test_2016_flickr and exported as a SavedModel; then the last checkpoint decoded.
     with_tensorflow bash -c "
       set -euo pipefail
-      time t2t-avg-all --model_dir='$RUNS/ende' --output_dir='$RUNS/ende_avg' --n=20
+      time t2t-avg-all --model_dir='$RUNS/ende' --output_dir='$RUNS/ende_avg' --n=20 --window=1 --dev_sentences=0
       for RUN in $DECODE_RUNS; do
         time t2t-decoder --output_dir=\"$RUNS/\$RUN\" --decode_hparams='$DECODE_HPARAMS' \
           --decode_from_file='$MULTI30K/test_2016_flickr.en' \

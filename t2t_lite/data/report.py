@@ -33,14 +33,14 @@ class SplitSummary:
                examples=sum(input_lengths.values()),
                input_tokens=sum(length * n for length, n in input_lengths.items()),
                target_tokens=sum(length * n for length, n in target_lengths.items()),
-               input_lengths=_percentiles(input_lengths),
-               target_lengths=_percentiles(target_lengths), seconds=seconds)
+               input_lengths=length_percentiles(input_lengths),
+               target_lengths=length_percentiles(target_lengths), seconds=seconds)
 
   def to_dict(self):
     return dataclasses.asdict(self)
 
 
-def _percentiles(length_counts):
+def length_percentiles(length_counts):
   """{length: examples} -> {"p50", "p90", "p99", "max"}: for each, the smallest length at
   least that percent of the examples do not exceed (numpy's "inverted_cdf")."""
   if not length_counts:

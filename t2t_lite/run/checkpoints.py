@@ -111,11 +111,11 @@ def restore_checkpoint(checkpoint, path):
                     f"was written with another vocabulary or architecture") from None
 
 
-def readable_checkpoints(checkpoint, output_dir):
-  """Yields (path, restore status) for the listed checkpoints of output_dir, newest first,
-  each restored into `checkpoint` when reached; one that does not read is named in a
-  warning and skipped."""
-  for path in reversed(checkpoint_paths(output_dir)):
+def readable_checkpoints(checkpoint, output_dir, paths=None):
+  """Yields (path, restore status) for the listed checkpoints of output_dir (or `paths`,
+  some of them, oldest first), newest first, each restored into `checkpoint` when reached;
+  one that does not read is named in a warning and skipped."""
+  for path in reversed(checkpoint_paths(output_dir) if paths is None else paths):
     try:
       status = restore_checkpoint(checkpoint, path)
     except UnreadableCheckpoint as error:

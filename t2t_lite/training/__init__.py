@@ -4,18 +4,21 @@ saved by t2t_lite.run.checkpoints.
 The loop and its step:
   trainer.py           the training loop: build, resume, step, evaluate, checkpoint, stop.
   config.py            every setting of t2t-trainer, each declared once.
+  auto_hparams.py      transformer_auto: hparams chosen for the corpus and the budget.
   train_step.py        the distributed training step: gradients per replica, one update.
   train_input.py       one process's training input, its position kept in every checkpoint.
   precision.py         mixed precision: Keras's global dtype policy, float16's loss scaling.
   warm_start.py        --warm_start_from=RUN: a new run starts from another run's weights.
   output_dir_guard.py  the hold on --output_dir: one writer, no stub after a failed start.
   stop_requests.py     stopping early: a signal (SIGTERM, Ctrl-C) or --train_minutes.
+  trained_time.py      the seconds a run has trained (--train_minutes' total), in checkpoints.
   lost_worker.py       the one line that ends a worker when another worker is lost.
   divergence.py        a loss that explodes, or ends far above where it began.
   progress.py          the progress display (StepProgress): step, loss, tokens/s, ETA.
 
 Evaluation:
   evaluation.py        the dev split: loss, per-token accuracy, perplexity (teacher-forced).
+  eval_timer.py        when the loop evaluates: every N steps, and every M minutes.
   dev_decoding.py      a metric of real decoding: the first N dev sentences, decoded.
   early_stopping.py    the metric a run watches: best/ by it, and early stopping on it.
   best_checkpoint.py   RUN/best: the best checkpoint by that metric, a run directory of its own.
@@ -24,5 +27,8 @@ Evaluation:
 
 Averaging (t2t-avg-all):
   averaging.py         checkpoint averaging (paper section 6.1).
+  checkpoint_choice.py  which checkpoints: the newest N in the run's last fraction of steps.
+  average_dev_check.py  the average against the last checkpoint on dev; the better one kept.
+  average_defaults.py  t2t-avg-all's defaults, light enough for its flags.
   rolling_average.py   the newest N checkpoints averaged as they appear, during training.
 """

@@ -21,27 +21,39 @@ class TrainConfig:
   train_steps: int = setting(250000, "Total optimizer updates (paper: 100k base, 300k big); "
                              "a resumed run continues up to this step.")
   train_minutes: float = setting(
-      0, "Stop at the first step after this many minutes of training (wall clock since this "
-      "process's loop began, evaluations included), save, and end as a finished run (exit 0); "
-      "run again to train on (with this many minutes more). 0 = no limit. How the "
-      "learning-rate schedule sees it: of its factors only linear_decay reads where the run "
-      "ends (it decays over the last learning_rate_decay_steps steps, at most the second half "
-      "of the run), which is --train_steps or, sooner, the step the run's pace (steps a second "
-      "since its first step, trusted after a minute) reaches when the minutes are up, "
-      "re-estimated at every step: the rate falls to 0 as the time runs out. Without "
-      "linear_decay the schedule is a function of the step alone, and the run ends where on "
-      "it it got to.")
+      0, "The run's total training time: stop at the first step after the run has trained "
+      "this many minutes (wall clock of its training loops, evaluations included, summed over "
+      "its restarts: every checkpoint keeps the seconds trained), save, and end as a finished "
+      "run (exit 0). A run stopped sooner (a signal, a crash) resumes with the minutes left; "
+      "one that has trained them trains nothing when run again, and a larger value trains on "
+      "for the difference. 0 = no limit. How the learning-rate schedule sees it: of its "
+      "factors only linear_decay reads where the run ends (it decays over the last "
+      "learning_rate_decay_steps steps, at most the second half of the run), which is "
+      "--train_steps or, sooner, the step the run's pace (steps a second, trusted after a "
+      "minute; until then a resumed run's pace before) reaches when the minutes are up, "
+      "re-estimated at every step: the rate falls to 0 as the time runs out. A larger value "
+      "moves that end to the new projected end, so the rate rises again from where it had "
+      "decayed to, to what the schedule gives that end. Without linear_decay the schedule is "
+      "a function of the step alone, and the run ends where on it it got to.")
   model: str = shared("model")
   schedule: str = setting(
       "train_and_evaluate", "What to run; continuous_train_and_eval is tensor2tensor's name "
       "for train_and_evaluate.", choices=("train", "train_and_evaluate", "evaluate"))
   eval_steps: int = setting(100, "Dev batches per replica per evaluation; 0 = all.")
-  local_eval_frequency: int = setting(1000, "Steps between evaluations.")
+  local_eval_frequency: int = setting(1000, "Steps between evaluations (--eval_every_minutes "
+                                      "adds evaluations by time).")
+  eval_every_minutes: float = setting(
+      None, "Evaluate also once this many minutes have passed since the last evaluation "
+      "ended, at most once a step. Default: a tenth of --train_minutes, so that a run under a "
+      "time limit shows its progress; off without --train_minutes. 0 = off. Not supported "
+      "across several workers (their clocks would disagree).")
   keep_checkpoint_max: int = setting(20, "Checkpoints kept (paper averages the last 5 for "
                                      "base, 20 for big).")
   save_checkpoints_steps: int = setting(1000, "Save every N steps (0: off).")
-  save_checkpoints_secs: int = setting(600, "Save every M seconds (0: off); the paper saved "
-                                       "every 10 minutes.")
+  save_checkpoints_secs: int = setting(
+      None, "Save every M seconds (0: off); the paper saved every 10 minutes. Default: 600, "
+      "or under --train_minutes a twentieth of them when that is shorter (at least 60), so "
+      "that t2t-avg-all finds several checkpoints in the run's last tenth.")
   worker_gpu: int = shared("worker_gpu")
   locally_shard_to_cpu: bool = shared("locally_shard_to_cpu")
   xla: bool = setting(None, "Compile the per-replica step with XLA; default: on for GPUs, off "
@@ -78,6 +90,14 @@ class TrainConfig:
   decode_hparams: str = shared("decode_hparams")  # For the dev decoding (beam_size=1: greedy).
   flags: dict = dataclasses.field(default_factory=dict)  # The command line, for run.json.
 
+  def seconds_between_saves(self):
+    """--save_checkpoints_secs, or its default (the field's help)."""
+    if self.save_checkpoints_secs is not None:
+      return self.save_checkpoints_secs
+    if self.train_minutes:
+      return int(min(600, max(60, self.train_minutes * 60 / 20)))
+    return 600
+
   def __post_init__(self):
     require(self, output_dir="the run directory to write checkpoints in")
     check_choices(self)
@@ -92,6 +112,7 @@ class TrainConfig:
 # The least value each counting setting takes (0 means "off" or "all" where its help says).
 SMALLEST_VALUES = {
     "train_steps": 0, "train_minutes": 0, "eval_steps": 0, "local_eval_frequency": 1,
+    "eval_every_minutes": 0,
     "keep_checkpoint_max": 1,
     "save_checkpoints_steps": 0, "save_checkpoints_secs": 0, "worker_gpu": 0,
     "gradient_accumulation_steps": 1, "eval_decode_sentences": 0,

@@ -162,6 +162,8 @@ class MetricWatch:
   def observe(self, step, results, message):
     """Takes in the evaluation `results` at `step` (`Evaluator.evaluate`'s); writes best/
     when they are the best so far after step 0, saying so through `message` (a line)."""
+    if self.name not in EVALUATION_METRICS and "decoded" not in results:
+      return  # An evaluation that decoded nothing: a timed run's baseline.
     value, description = self._value(results)
     if not math.isfinite(value):
       logging.warning("%s is %s at step %d: not a candidate for %s, nor counted for early "

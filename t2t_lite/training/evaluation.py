@@ -31,9 +31,13 @@ class Evaluator:
     sums = self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)  # One.
     return dict(zip(STAT_NAMES, tf.unstack(sums)))
 
-  def evaluate(self):
+  def evaluate_loss(self):
+    """`evaluate` without decoding: the teacher-forced metrics only."""
+    return self.evaluate(decode=False)
+
+  def evaluate(self, decode=True):
     """-> {"loss", "accuracy", "perplexity", "tokens"} over the dev batches, and
-    "decoded": (metric name, value, description) when decoding is on."""
+    "decoded": (metric name, value, description) when decoding is on and `decode`."""
     totals = dict.fromkeys(STAT_NAMES, 0.0)
     dataset = self.strategy.distribute_datasets_from_function(self.dataset_fn)
     for index, features in enumerate(dataset):
@@ -42,7 +46,7 @@ class Evaluator:
       for name, value in self._step(features).items():
         totals[name] += float(value)
     results = summarize(totals)
-    if self.dev_decoding is not None:
+    if decode and self.dev_decoding is not None:
       name, value = self.dev_decoding.evaluate()
       results["decoded"] = (name, value, self.dev_decoding.describe())
     return results

@@ -7,7 +7,9 @@ or evaluation lets the save complete. A run stopped by a signal then raises
 `StoppedBySignal`, which the commands turn into the exit status a scheduler
 expects of it, 128 + the signal's number (143 for SIGTERM, 130 for SIGINT),
 so "stopped" reads differently from "finished" (0). --train_minutes is a
-planned end: that run ends as a finished one does.
+planned end: that run ends as a finished one does. It is the run's total
+training time: every checkpoint keeps the seconds trained
+(`t2t_lite.training.trained_time`), so a resumed run trains the minutes left.
 
 A handler's exception raised while TensorFlow's C++ runs Python code (tracing a
 function) can come back out as another: pybind11 replaces it with a RuntimeError
@@ -142,38 +144,75 @@ class _StopAtOnce:
 
 
 class TimeLimit:
-  """--train_minutes: whether the minutes given have passed since the loop started
-  (wall clock, evaluations included). 0 or None: no limit."""
+  """--train_minutes: whether the run has trained the minutes given, in all (wall clock,
+  evaluations included, across restarts). 0 or None: no limit.
 
-  def __init__(self, minutes, clock=time.monotonic):
+  trained_seconds, trained_steps: what the run had trained before this process's loop
+  began (the checkpoint's `t2t_lite.training.trained_time`; 0 for a new run).
+  """
+
+  def __init__(self, minutes, trained_seconds=0.0, trained_steps=0, clock=time.monotonic):
     self.minutes = minutes or 0
+    self._before = (float(trained_seconds), int(trained_steps))
     self._clock = clock
     self._start = clock()
     self._first = None  # (time, step) of the first projected_step call.
 
   # The pace is measured from the first step seen until `projected_step` trusts it: past
-  # the first steps' tracing, and over enough steps to average out their lengths.
+  # the first steps' tracing, and over enough steps to average out their lengths. Until
+  # then a resumed run goes by its pace before (its trained steps in its trained seconds),
+  # when that is as long.
   PACE_STEPS, PACE_SECONDS = 100, 60.0
 
+  def trained_seconds(self, now=None):
+    """The run's training time so far (or at clock time `now`): before this process, and
+    since its loop began."""
+    return self._before[0] + (self._clock() if now is None else now) - self._start
+
+  def seconds_left(self, now=None):
+    """Of the minutes given (0 without a limit, or once they are trained)."""
+    return max(0.0, 60.0 * self.minutes - self.trained_seconds(now))
+
   def projected_step(self, step):
-    """The step this run's pace (steps a second since the first call) will have reached
-    when the minutes are up; None without a limit, or until the pace is measured."""
+    """The step this run's pace (steps a second) will have reached when the minutes are
+    up; None without a limit, or until the pace is measured."""
     if not self.minutes:
       return None
     now = self._clock()
     if self._first is None:
       self._first = (now, step)
-      return None
     first_time, first_step = self._first
-    seconds, steps = now - first_time, step - first_step
-    if steps < self.PACE_STEPS or seconds < self.PACE_SECONDS:
+    pace = (self._pace(now - first_time, step - first_step) or
+            self._pace(*self._before))
+    if pace is None:
       return None
-    left = max(0.0, 60.0 * self.minutes - (now - self._start))
-    return step + int(left * steps / seconds)
+    return step + int(self.seconds_left(now) * pace)
+
+  def _pace(self, seconds, steps):
+    """steps / seconds once they are enough to trust, else None."""
+    if steps < self.PACE_STEPS or seconds < self.PACE_SECONDS or seconds <= 0:
+      return None
+    return steps / seconds
 
   def reached(self):
-    return bool(self.minutes) and self._clock() - self._start >= 60.0 * self.minutes
+    return bool(self.minutes) and self.trained_seconds() >= 60.0 * self.minutes
 
   def describe(self, path, step):
-    return (f"--train_minutes={self.minutes:g} reached: saved {path} at step {step}; run the "
-            f"same command to train on")
+    """The line of a run that has just trained its minutes, saved as `path` at `step`."""
+    return (f"--train_minutes={self.minutes:g} reached ({self.trained_seconds() / 60:.1f} "
+            f"minutes trained): saved {path} at step {step}; {TO_TRAIN_LONGER}")
+
+  def nothing_to_do(self, output_dir, step, learning_rate=None, decays=False):
+    """The line of a run started again once it has trained its minutes, at `step`, whose
+    last step had `learning_rate` (None: not known); `decays`: its schedule decays to 0 at
+    the end of the minutes (linear_decay)."""
+    rate = "" if learning_rate is None else (
+        f", the learning rate decayed to {learning_rate:.2g}" if decays
+        else f", learning rate {learning_rate:.2g}")
+    return (f"{output_dir} has trained its --train_minutes={self.minutes:g} "
+            f"({self.trained_seconds() / 60:.1f} minutes, step {step}{rate}); nothing to do: "
+            f"{TO_TRAIN_LONGER}")
+
+
+# --train_minutes is the run's total: how to train a run on once it is spent.
+TO_TRAIN_LONGER = "pass a larger --train_minutes (the run's total) to train on"

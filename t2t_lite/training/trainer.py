@@ -32,6 +32,7 @@ from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.divergence import LossWatch, check_loss
 from t2t_lite.training.early_stopping import MetricWatch
+from t2t_lite.training.eval_timer import EvalTimer
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.lost_worker import PEER_ERRORS, lost_worker_error
 from t2t_lite.training.output_dir_guard import guarding
@@ -41,6 +42,7 @@ from t2t_lite.training.stop_requests import (EvaluationInterrupted, StopRequeste
                                              stopped_before_the_loop)
 from t2t_lite.training.train_input import TrainInput
 from t2t_lite.training.train_step import TrainStep
+from t2t_lite.training.trained_time import TrainedTime
 from t2t_lite.training.warm_start import warm_start
 
 
@@ -88,9 +90,10 @@ def _train_under_dtype_policy(problem, hparams, config, data_dir):
       "train", data_dir, hparams, training=True, deterministic=deterministic,
       seed=config.random_seed, num_shards=num_shards, shard_index=shard_index,
       pad_to_bucket_boundary=jit_compile))
+  trained_time = TrainedTime()  # --train_minutes count the run's time across restarts.
   checkpoints = run.checkpoints(
-      config.keep_checkpoint_max, config.save_checkpoints_steps, config.save_checkpoints_secs,
-      model=model, optimizer=optimizer, **train_input.trackables())
+      config.keep_checkpoint_max, config.save_checkpoints_steps, config.seconds_between_saves(),
+      model=model, optimizer=optimizer, **train_input.trackables(), **trained_time.trackables())
   resumed = checkpoints.restore_latest()
   if resumed:
     train_input.resume(resumed, current_step(optimizer))
@@ -116,7 +119,7 @@ def _train_under_dtype_policy(problem, hparams, config, data_dir):
     return results
   train_step = TrainStep(strategy, model, optimizer, hparams.label_smoothing,
                          config.gradient_accumulation_steps, jit_compile)
-  loop = _Loop(config, run, optimizer, schedule, train_step, checkpoints,
+  loop = _Loop(config, run, optimizer, schedule, train_step, checkpoints, trained_time,
                evaluator if config.schedule == "train_and_evaluate" else None, watch)
   return loop.run_to_the_end(train_input, resumed)
 
@@ -175,8 +178,8 @@ def _check_output_dir(config):
 class _Loop:
   """The steps of one run: progress, summaries, evaluations, checkpoints, stops."""
 
-  def __init__(self, config, run, optimizer, schedule, train_step, checkpoints, evaluator,
-               watch):
+  def __init__(self, config, run, optimizer, schedule, train_step, checkpoints, trained_time,
+               evaluator, watch):
     self.config, self.run = config, run
     self.schedule = schedule  # The learning rate's; linear_decay ends at its end_step.
     self.watch = watch  # The MetricWatch keeping best/ and deciding early stopping, or None.
@@ -190,6 +193,11 @@ class _Loop:
     if self.multi_worker and config.train_minutes:  # Each worker's clock would stop it alone.
       raise UserError("--train_minutes is not supported across several workers; stop the run "
                       "with --train_steps")
+    self.eval_timer = EvalTimer.for_config(config, self.multi_worker)
+    # The run's training time: what its checkpoint kept, and this loop's (saved with each
+    # checkpoint); --train_minutes limit it.
+    self.trained_time = trained_time
+    self.time_limit = TimeLimit(config.train_minutes, trained_time.seconds(), self.step())
 
   def step(self):
     return current_step(self.optimizer)
@@ -234,18 +242,26 @@ class _Loop:
       print(f"{self.run.output_dir} is already at step {step} >= --train_steps="
             f"{config.train_steps}; nothing to do", flush=True)
       return None
+    time_limit = self.time_limit
+    if time_limit.reached():
+      print(time_limit.nothing_to_do(self.run.output_dir, step, self._learning_rate_at(step),
+                                     self.schedule.decays_to_the_end), flush=True)
+      return None
     if resumed:
       print(f"resuming from {resumed} (step {step})", flush=True)
-    progress = StepProgress(config.train_steps, step, minutes=config.train_minutes)
+    progress = StepProgress(config.train_steps, step, minutes=time_limit.seconds_left() / 60)
     flops, start, skipped = 0.0, time.monotonic(), 0
-    time_limit, losses = TimeLimit(config.train_minutes), LossWatch(self.target_vocab_size)
+    losses = LossWatch(self.target_vocab_size)
     # Signals stop the loop after its step, cut an evaluation short (not on several workers,
     # whose evaluations are collective) and never a save (`stop_requests`). Each step carries
     # every process's votes to stop and to save (by its clock) after it: the workers of a
     # run stop and save at the same step.
     with StopRequested(interrupt_evaluations=not self.multi_worker) as stop:
-      # A fresh run's first evaluation is its baseline: the untrained model.
-      last_eval = self._evaluate(step, progress, stop) if self.evaluator and step == 0 else None
+      # A fresh run's first evaluation is its baseline: the untrained model. Under
+      # --train_minutes it decodes nothing: an untrained model's outputs run to their
+      # longest, and their BLEU is 0, for minutes of the budget on long sentences.
+      last_eval = (self._evaluate(step, progress, stop, decode=not config.train_minutes)
+                   if self.evaluator and step == 0 else None)
       # One process stops at its own signal at once; workers at the step they agree on.
       stopping = bool(stop.signal_name) and not self.multi_worker  # One before the loop.
       while step < config.train_steps and not stopping and not time_limit.reached():
@@ -266,7 +282,7 @@ class _Loop:
         # float16 loss scaling skips the update (and the step) when gradients overflow.
         advanced = step > previous
         skipped += not advanced
-        if advanced and self.evaluator and step % config.local_eval_frequency == 0:
+        if advanced and self.evaluator and self.eval_timer.due(step):
           last_eval = self._evaluate(step, progress, stop) or last_eval
         if advanced and (self.checkpoints.due_by_steps(step) or stats["save_votes"]):
           self._save(step)
@@ -284,7 +300,7 @@ class _Loop:
         progress.message(time_limit.describe(path, step))
       # Workers evaluate together: only the stop they agreed on skips their last evaluation.
       signalled = stopping if self.multi_worker else stop.signal_name
-      if self.evaluator and step % config.local_eval_frequency and not signalled:
+      if self.evaluator and self.eval_timer.last_step != step and not signalled:
         last_eval = self._evaluate(step, progress, stop) or last_eval
       if stop.signal_name:
         progress.line.close()
@@ -295,6 +311,13 @@ class _Loop:
                                                  achieved_flops=flops / max(seconds, 1e-9))
       progress.message(cost.cost_line(flops, seconds, peak, description))
     return last_eval
+
+  def _learning_rate_at(self, step):
+    """The learning rate step `step` used, as the run's summaries recorded it; None where
+    they do not say (or this process is not the chief)."""
+    if not self.curves:
+      return None
+    return self.curves.series[TRAIN_SUMMARIES].get("learning_rate", {}).get(step)
 
   def _step(self, train_input, votes):
     """One training step from `train_input`, whose position it advances -> its stats."""
@@ -315,6 +338,7 @@ class _Loop:
     before its first save: a start or resume that stops before saving (refused, or with
     nothing to do) changes no file."""
     self.run.write_description()  # Once only.
+    self.trained_time.record(self.time_limit.trained_seconds())
     return self.checkpoints.save(step)
 
   def _write_train_summaries(self, step, stats, learning_rate, tokens_per_second):
@@ -324,16 +348,18 @@ class _Loop:
         "perplexity": perplexity(stats["nll_sum"] / tokens), "learning_rate": learning_rate,
         "tokens_per_second": tokens_per_second, "target_tokens": stats["tokens"]})
 
-  def _evaluate(self, step, progress, stop):
+  def _evaluate(self, step, progress, stop, decode=True):
     """Evaluates, records and shows the results -> them; None when a signal cut the
     evaluation short (one that comes once it has finished leaves its results kept)."""
     try:
       with stop.interrupting():
-        results = self.evaluator.evaluate()
+        results = self.evaluator.evaluate() if decode else self.evaluator.evaluate_loss()
     except EvaluationInterrupted:
       progress.message(f"{stop.signal_name} during the evaluation at step {step}: evaluation "
                        f"abandoned, saving")
       return None
+    finally:
+      self.eval_timer.evaluated(step)  # The next by time is due that long after this one.
     self._report_evaluation(step, results, progress)
     if self.watch:  # Writing best/ is not cut short by a signal.
       self.watch.observe(step, results, progress.message)

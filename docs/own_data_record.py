@@ -1,0 +1,119 @@
+"""The record of one docs/reproduce_own_data.sh run, as data: ROOT/record.json.
+
+    python docs/own_data_record.py --root=ROOT --corpus=CORPUS --target=de --minutes=60 \
+        --seconds=3612 --command="..."
+
+Reads what the script left in ROOT (decoded/SPLIT.MODEL.TARGET and their .scores.json from
+t2t-bleu --scores_json, trainer.log, avg.log, load.tsv, the run's checkpoints) and writes
+{"figure": the test sacreBLEU (cased) of run_avg, what the walkthrough's t2t-avg-all kept,
+ "candidates": {run, run_avg: {val, test}}, "rule", "steps", "auto_choice" (the trainer's
+ transformer_auto line), "averaging" (t2t-avg-all's lines), "stop" (the trainer's line at the time limit), "repeats" (the most frequent
+ test output line's count, and the reference's), "load" (mean and peak load average while
+ training), "date", "machine", "command", "commit", "minutes", "seconds"}.
+"""
+
+import argparse
+import collections
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+TAG = "sacreBLEU_cased"
+MODELS = ("run", "run_avg")
+
+
+def score(root, split, model, target):
+  with open(os.path.join(root, "decoded", f"{split}.{model}.{target}.scores.json"),
+            encoding="utf-8") as f:
+    return json.load(f)[TAG]["score"]
+
+
+def most_repeated(path):
+  """(count, line) of the most frequent line of a text file."""
+  with open(path, encoding="utf-8") as f:
+    line, count = collections.Counter(f.read().splitlines()).most_common(1)[0]
+  return count, line
+
+
+def lines_with(path, prefix):
+  with open(path, encoding="utf-8") as f:
+    return [line.rstrip("\n") for line in f if line.startswith(prefix)]
+
+
+def load_while_training(path):
+  with open(path, encoding="utf-8") as f:
+    values = [float(line.split()[1]) for line in f if len(line.split()) == 2]
+  return {"mean": round(statistics.fmean(values), 2) if values else None,
+          "peak": max(values, default=None), "samples": len(values)}
+
+
+def machine():
+  model = "unknown CPU"
+  flags = []
+  with open("/proc/cpuinfo", encoding="utf-8") as f:
+    for line in f:
+      if line.startswith("model name"):
+        model = line.split(":", 1)[1].strip()
+      elif line.startswith("flags"):
+        flags = [flag for flag in line.split(":", 1)[1].split()
+                 if flag.startswith(("avx", "amx"))]
+  return {"cpu": model, "cores": os.cpu_count(), "cpu_flags": sorted(set(flags)),
+          "python": platform.python_version()}
+
+
+def commit():
+  result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False)
+  dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                         capture_output=True, text=True, check=False).stdout.strip()
+  return result.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def record(args):
+  candidates = {model: {split: score(args.root, split, model, args.target)
+                        for split in ("val", "test")} for model in MODELS}
+  trainer_log = os.path.join(args.root, "trainer.log")
+  stops = lines_with(trainer_log, "--train_minutes=") or [""]
+  output_count, output_line = most_repeated(
+      os.path.join(args.root, "decoded", f"test.run_avg.{args.target}"))
+  reference_count, _ = most_repeated(os.path.join(args.corpus, f"test.{args.target}"))
+  return {
+      "figure": candidates["run_avg"]["test"],
+      "metric": f"{TAG} on {args.corpus}/test.{args.target}",
+      "candidates": candidates,
+      "rule": "the walkthrough's own: t2t-avg-all keeps the average or the last checkpoint, "
+              "whichever scores higher on dev sentences; val and test of both are listed",
+      "auto_choice": lines_with(trainer_log, "transformer_auto:"),
+      "stop": stops[-1],
+      "averaging": lines_with(os.path.join(args.root, "avg.log"), "t2t-avg-all:"),
+      "repeats": {"test_output": output_count, "test_output_line": output_line,
+                  "reference": reference_count},
+      "load": load_while_training(os.path.join(args.root, "load.tsv")),
+      "date": datetime.date.today().isoformat(), "machine": machine(),
+      "command": args.command, "commit": commit(), "minutes": args.minutes,
+      "seconds": args.seconds, "seeds": [{"seed": args.seed, "val": candidates["run_avg"]["val"],
+                                          "test": candidates["run_avg"]["test"]}]}
+
+
+def main(argv):
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  for name in ("root", "corpus", "target", "command"):
+    parser.add_argument(f"--{name}", required=True)
+  parser.add_argument("--minutes", type=float, required=True)
+  parser.add_argument("--seconds", type=int, required=True)
+  parser.add_argument("--seed", type=int, default=1)
+  args = parser.parse_args(argv[1:])
+  data = record(args)
+  path = os.path.join(args.root, "record.json")
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump(data, f, indent=1, ensure_ascii=False)
+  print(f"{path}: test {data['figure']:.2f} (val {data['candidates']['run_avg']['val']:.2f})")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv))

@@ -1,0 +1,124 @@
+"""transformer_auto: hparams chosen for the corpus and the training budget.
+
+    hparams, line = auto_hparams.for_run(base, problem, data_dir, config, overrides)
+
+t2t-trainer --hparams_set=transformer_auto calls this once, when a run starts: from the
+training split's size and lengths (what t2t-datagen recorded) and the budget
+(--train_minutes on this machine, or --train_steps), it picks the model's width, the
+batch, the warmup and peak learning rate, dropout and the longest example, and says what
+it chose and why in one line; a resumed run keeps the choice its hparams.json holds.
+
+The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"):
+  - the model: transformer_tiny_multi30k's shape (pre-norm, 4 layers, d_model 128,
+    d_ff 256, 4 heads), the best per CPU hour on Multi30k's 29,000 pairs and on the
+    first 18,000 pairs of Europarl at 20 minutes (against d_model 256, which trains 2.4x
+    fewer steps in the same time);
+  - the schedule: the recipe's peak learning rate (5e-3 at d_model 128), reached after a
+    quarter of the steps the budget gives (at most the recipe's 2,000: a 20-minute run
+    with the recipe's warmup never left it), then rsqrt decay and a linear decay to 0
+    over the run's last 3,000 steps (at most its second half);
+  - regularisation and batches by corpus size: dropout 0.2 (measured on Multi30k: 0.1
+    overfits, 0.3 loses 0.9 BLEU on val) from 10,000 pairs on; below, 0.3 and batches of
+    2,048 tokens, as Sennrich and Zhang (2019) advise for small corpora;
+  - the vocabulary, fixed by t2t-datagen before training: advice only, 8,192 pieces from
+    10,000 pairs on (on Multi30k 4,096 lost 1.1 BLEU on val), 4,096 below.
+"""
+
+import dataclasses
+import math
+
+from t2t_lite.data.report import length_percentiles
+
+AUTO_SET = "transformer_auto"
+
+# Steps a second of the tiny shape with 4,096-token batches on 2 cores of a Zen 4 EPYC,
+# whose float32 matmul peak measured 3.87e11 FLOP/s (t2t_lite.training.cost.cpu_peak),
+# and the share of a timed run left to training by its evaluations and saves.
+REFERENCE_STEPS_PER_SECOND = 2.47
+REFERENCE_PEAK_FLOPS = 3.87e11
+TRAINING_SHARE = 0.9
+
+PEAK_LEARNING_RATE = 5e-3  # transformer_tiny_multi30k's: constant 2.53, warmup 2000, d 128.
+WARMUP_SHARE, LONGEST_WARMUP, SHORTEST_WARMUP = 0.25, 2000, 100
+SMALL_CORPUS_PAIRS = 10000  # Below: more dropout, smaller batches, a smaller vocabulary.
+
+
+@dataclasses.dataclass(frozen=True)
+class Corpus:
+  """What the rule reads of a training split."""
+  pairs: int
+  p99_length: int      # Of max(source, target) tokens with EOS.
+  vocab_size: int
+
+  @classmethod
+  def of(cls, problem, data_dir):
+    info = problem.split_info("train", data_dir)
+    return cls(pairs=info.examples, p99_length=length_percentiles(info.length_counts).get("p99", 0),
+               vocab_size=max(problem.vocab_sizes(data_dir)))
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+  """How many steps the run will take: given (--train_steps), or from minutes and pace."""
+  steps: int
+  minutes: float = 0.0
+  steps_per_second: float = 0.0
+
+  def describe(self):
+    if not self.minutes:
+      return f"{self.steps:,} steps"
+    return (f"{self.minutes:g} minutes at about {self.steps_per_second:.1f} steps a second "
+            f"on this machine: about {self.steps:,} steps")
+
+
+def budget_of(config, peak_flops):
+  """The run's budget: --train_minutes on a machine of `peak_flops` (a float32 matmul
+  peak), or --train_steps without minutes. Mixed bfloat16 is no faster for this shape
+  (2.5 steps a second in both on a Zen 4 EPYC's 2 cores, docs/own-data.md)."""
+  if not config.train_minutes:
+    return Budget(steps=config.train_steps)
+  pace = REFERENCE_STEPS_PER_SECOND * peak_flops / REFERENCE_PEAK_FLOPS
+  steps = int(config.train_minutes * 60 * TRAINING_SHARE * pace)
+  return Budget(steps=min(steps, config.train_steps), minutes=config.train_minutes,
+                steps_per_second=pace)
+
+
+def choose(base, corpus, budget):
+  """-> (the HParams chosen from `base`, the tiny recipe, one line saying why)."""
+  small = corpus.pairs < SMALL_CORPUS_PAIRS
+  dropout = 0.3 if small else 0.2
+  batch_size = 2048 if small else 4096
+  warmup = int(min(LONGEST_WARMUP, max(SHORTEST_WARMUP, WARMUP_SHARE * budget.steps)))
+  constant = PEAK_LEARNING_RATE * math.sqrt(base.hidden_size * warmup)
+  max_length = max(base.max_length, 32 * math.ceil(corpus.p99_length / 32))
+  chosen = dataclasses.replace(
+      base, layer_prepostprocess_dropout=dropout, batch_size=batch_size,
+      learning_rate_warmup_steps=warmup, learning_rate_constant=round(constant, 4),
+      max_length=max_length)
+  advised_vocab = 4096 if small else 8192
+  vocab = (f"vocabulary {corpus.vocab_size:,} (as advised)" if corpus.vocab_size == advised_vocab
+           else f"vocabulary {corpus.vocab_size:,} (advised for this size: t2t-datagen "
+                f"--vocab_size={advised_vocab})")
+  line = (f"{AUTO_SET}: {corpus.pairs:,} training pairs ({'under' if small else 'at least'} "
+          f"{SMALL_CORPUS_PAIRS:,}), 99% of them within {corpus.p99_length} tokens; "
+          f"{budget.describe()} -> d_model {chosen.hidden_size}, {chosen.num_hidden_layers} "
+          f"layers, batches of {batch_size:,} tokens, dropout {dropout:g}, warmup {warmup:,} "
+          f"steps to a peak learning rate of {PEAK_LEARNING_RATE:g}, max_length "
+          f"{max_length}; {vocab}")
+  return chosen, line
+
+
+def for_run(base, problem, data_dir, config, overrides=""):
+  """transformer_auto's choice for t2t-trainer's run -> (HParams, the line to print). A run
+  that has begun keeps its hparams.json (with `overrides` applied)."""
+  from t2t_lite.run import description as run_files  # TensorFlow: only when training.
+  from t2t_lite.run.layout import HPARAMS_FILE
+  from t2t_lite.training.cost import cpu_peak
+  if run_files.has_run(config.output_dir):
+    hparams = run_files.read_hparams(config.output_dir).override(overrides)
+    return hparams, (f"{AUTO_SET}: {config.output_dir} keeps the choice made at its start "
+                     f"({HPARAMS_FILE})")
+  budget = budget_of(config, cpu_peak()[0])  # cpu_peak: a matmul, once a machine.
+  chosen, line = choose(base, Corpus.of(problem, data_dir), budget)
+  return chosen.override(overrides), line
+
