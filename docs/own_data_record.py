@@ -6,10 +6,11 @@
 Reads what the script left in ROOT (decoded/SPLIT.MODEL.TARGET and their .scores.json from
 t2t-bleu --scores_json, trainer.log, avg.log, load.tsv, the run's checkpoints) and writes
 {"figure": the test sacreBLEU (cased) of run_avg, what the walkthrough's t2t-avg-all kept,
- "candidates": {run, run_avg: {val, test}}, "rule", "steps", "auto_choice" (the trainer's
- transformer_auto line), "averaging" (t2t-avg-all's lines), "stop" (the trainer's line at the time limit), "repeats" (the most frequent
- test output line's count, and the reference's), "load" (mean and peak load average while
- training), "date", "machine", "command", "commit", "minutes", "seconds"}.
+ "candidates": {run, run_avg: {val, test}}, "rule", "auto_choice" (the trainer's
+ transformer_auto line), "stop" (its line at the time limit), "averaging" (t2t-avg-all's
+ lines), "repeats" (the most frequent test output line's count, and the reference's),
+ "load" (mean and peak load average while training), "date", "machine", "command",
+ "commit", "minutes", "seconds", "seeds"}.
 """
 
 import argparse

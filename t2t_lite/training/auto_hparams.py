@@ -53,7 +53,8 @@ class Corpus:
   @classmethod
   def of(cls, problem, data_dir):
     info = problem.split_info("train", data_dir)
-    return cls(pairs=info.examples, p99_length=length_percentiles(info.length_counts).get("p99", 0),
+    p99_length = length_percentiles(info.length_counts).get("p99", 0)
+    return cls(pairs=info.examples, p99_length=p99_length,
                vocab_size=max(problem.vocab_sizes(data_dir)))
 
 
@@ -74,7 +75,7 @@ class Budget:
 def budget_of(config, peak_flops):
   """The run's budget: --train_minutes on a machine of `peak_flops` (a float32 matmul
   peak), or --train_steps without minutes. Mixed bfloat16 is no faster for this shape
-  (2.5 steps a second in both on a Zen 4 EPYC's 2 cores, docs/own-data.md)."""
+  (2.5 steps a second in both on a Zen 4 EPYC's 2 cores, docs/results.md)."""
   if not config.train_minutes:
     return Budget(steps=config.train_steps)
   pace = REFERENCE_STEPS_PER_SECOND * peak_flops / REFERENCE_PEAK_FLOPS
@@ -84,7 +85,7 @@ def budget_of(config, peak_flops):
 
 
 def choose(base, corpus, budget):
-  """-> (the HParams chosen from `base`, the tiny recipe, one line saying why)."""
+  """-> (the HParams chosen from `base` (the tiny recipe), one line saying why)."""
   small = corpus.pairs < SMALL_CORPUS_PAIRS
   dropout = 0.3 if small else 0.2
   batch_size = 2048 if small else 4096
