@@ -53,16 +53,15 @@ def load_while_training(path):
 
 
 def machine():
-  model = "unknown CPU"
+  from t2t_lite.training.cost import cpu_model  # The name the CPU peak's cache uses.
   flags = []
   with open("/proc/cpuinfo", encoding="utf-8") as f:
     for line in f:
-      if line.startswith("model name"):
-        model = line.split(":", 1)[1].strip()
-      elif line.startswith("flags"):
+      if line.startswith("flags"):
         flags = [flag for flag in line.split(":", 1)[1].split()
                  if flag.startswith(("avx", "amx"))]
-  return {"cpu": model, "cores": os.cpu_count(), "cpu_flags": sorted(set(flags)),
+        break
+  return {"cpu": cpu_model(), "cores": os.cpu_count(), "cpu_flags": sorted(set(flags)),
           "python": platform.python_version()}
 
 

@@ -31,13 +31,18 @@ class Evaluator:
     sums = self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)  # One.
     return dict(zip(STAT_NAMES, tf.unstack(sums)))
 
-  def evaluate_loss(self):
-    """`evaluate` without decoding: the teacher-forced metrics only."""
-    return self.evaluate(decode=False)
+  def evaluate(self):
+    """-> `evaluate_loss`'s results, and "decoded": (metric name, value, description) when
+    decoding is on."""
+    results = self.evaluate_loss()
+    if self.dev_decoding is not None:
+      name, value = self.dev_decoding.evaluate()
+      results["decoded"] = (name, value, self.dev_decoding.describe())
+    return results
 
-  def evaluate(self, decode=True):
-    """-> {"loss", "accuracy", "perplexity", "tokens"} over the dev batches, and
-    "decoded": (metric name, value, description) when decoding is on and `decode`."""
+  def evaluate_loss(self):
+    """-> {"loss", "accuracy", "perplexity", "tokens"} over the dev batches (teacher-forced,
+    nothing decoded)."""
     totals = dict.fromkeys(STAT_NAMES, 0.0)
     dataset = self.strategy.distribute_datasets_from_function(self.dataset_fn)
     for index, features in enumerate(dataset):
@@ -45,11 +50,7 @@ class Evaluator:
         break
       for name, value in self._step(features).items():
         totals[name] += float(value)
-    results = summarize(totals)
-    if decode and self.dev_decoding is not None:
-      name, value = self.dev_decoding.evaluate()
-      results["decoded"] = (name, value, self.dev_decoding.describe())
-    return results
+    return summarize(totals)
 
 
 def summarize(totals):
