@@ -4,6 +4,7 @@
 # make test-fast: the unit tier only: no subprocesses, no training beyond a few steps.
 # make rehearse-gpu: the GPU session's script, rehearsed on the CPU (before a GPU session).
 # make docs: the guide (docs/) built into site/ with MkDocs, strict: a broken link fails.
+# make dist: an sdist and a wheel in dist/ (python -m build), to install elsewhere.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -17,7 +18,7 @@ DEMO_RUN := $(DEMO_DIR)/run
 DEMO_STEPS ?= 2000
 DING := /usr/share/trans/de-en
 
-.PHONY: demo demo-start test test-fast rehearse-gpu install clean bench bench-gpu docs
+.PHONY: demo demo-start test test-fast rehearse-gpu install clean bench bench-gpu docs dist
 
 install: $(STAMP)
 
@@ -78,6 +79,11 @@ docs: $(STAMP)
 	$(BIN)/python docs/reference_pages.py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
+# The wheel is built from the sdist, so what the sdist leaves out, the wheel lacks too
+# (tests/test_wheel.py installs it in a fresh venv and runs every command from there).
+dist: $(STAMP)
+	$(BIN)/python -m build --outdir dist .
+
 # make bench: benchmarks against peers (PyTorch, keras-hub) in bounded time; writes docs/benchmarks.md.
 bench: $(STAMP)
 	$(BIN)/pip install --quiet --editable ".[bench]"
@@ -90,4 +96,4 @@ bench-gpu:
 	KERAS_BACKEND=jax $(PYTHON) -m bench.gpu
 
 clean:
-	rm -rf $(VENV) $(DEMO_DIR) site *.egg-info
+	rm -rf $(VENV) .venv-* $(DEMO_DIR) site dist *.egg-info

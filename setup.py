@@ -43,7 +43,6 @@ setup(
     license="Apache-2.0",
     classifiers=[
         "Programming Language :: Python :: 3",
-        "Programming Language :: Python :: 3.10",
         "Programming Language :: Python :: 3.11",
         "Programming Language :: Python :: 3.12",
         "Programming Language :: Python :: 3.13",
@@ -51,7 +50,7 @@ setup(
     ],
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    python_requires=">=3.10,<3.14",
+    python_requires=">=3.11,<3.14",  # Keras 3.15 needs 3.11.
     packages=find_packages(include=["t2t_lite", "t2t_lite.*"]) + [
         "t2t_lite.problems", "t2t_lite.hparams_sets", "t2t_lite.bin"],
     package_data={"t2t_lite.serving": ["page.html"]},  # t2t-serve's page at /.
@@ -76,6 +75,7 @@ setup(
     ],
     extras_require={"test": ["pytest>=8,<10", "pytest-xdist>=3.8,<4", "jax[cpu]>=0.4.34",
                              "hypothesis>=6.100,<7",  # tests/test_fuzz_inputs.py.
+                             "build>=1.2,<2",  # make dist; tests/test_wheel.py.
                              "ctranslate2>=4,<5",
                              "aiohttp>=3.9,<4",  # t2t-serve, and its tests' client.
                              # make docs; its strict build is a test.

@@ -9,7 +9,7 @@ from absl import app
 from absl import flags
 
 from t2t_lite import quiet
-from t2t_lite.cli.command_line import define_flags, flag_values
+from t2t_lite.cli.command_line import declared_flag_names, define_flags, flag_values
 from t2t_lite.cli.shared_settings import shared
 from t2t_lite.errors import UserError
 from t2t_lite.files.file_errors import reporting_file_errors
@@ -36,10 +36,26 @@ def entry_point(main, registries=True):
   """
   def run():
     program = os.path.basename(sys.argv[0])
+    for name in declared_flag_names():  # absl's help lists the main module's flags alone.
+      flags.FLAGS.register_key_flag_for_module(sys.argv[0], flags.FLAGS[name])
+    if HELP_ARGUMENTS & set(sys.argv[1:]):
+      print_help(main)
+      sys.exit(0)
     app.run(lambda argv: call_main(main, argv, program, registries),
             flags_parser=lambda argv: parse_flags(argv, program))
   run.registries = registries
   return run
+
+
+# What asks for help; absl's own answer names no flag of the command and exits with 1.
+HELP_ARGUMENTS = {"--help", "-help", "-h", "--helpshort", "-helpshort", "-?"}
+
+
+def print_help(main):
+  """The command's docstring and its flags, on stdout."""
+  print(sys.modules[main.__module__].__doc__.strip(), end="\n\n")
+  print(flags.FLAGS.main_module_help())
+  print("\n--helpfull lists every flag, absl's and TensorFlow's too.")
 
 
 def parse_flags(argv, program):

@@ -17,8 +17,10 @@ Sentences of concurrent requests are decoded together: --max_batch_size,
 Serving's batching settings, with its meanings and one rule more: beside a batch being
 decoded, another starts only when full (t2t_lite.serving.batching). The API, its
 limits and its status codes: t2t_lite.serving.rest_api; the page at / translates a sentence
-and draws its attention maps. SIGTERM stops accepting, answers every accepted request, then
-exits 0. Needs `pip install t2t_lite[serve]` (aiohttp).
+and draws its attention maps. --max_connections, --idle_timeout_seconds and
+--body_timeout_seconds bound the connections (t2t_lite.serving.connections). SIGTERM stops
+accepting, answers every accepted request within --drain_seconds, then exits 0. Needs
+`pip install t2t_lite[serve]` (aiohttp).
 """
 
 import dataclasses
@@ -38,7 +40,8 @@ class ServeFlags:
   output_dir: str = shared("output_dir")
   checkpoint_path: str = shared("checkpoint_path")
   decode_hparams: str = shared("decode_hparams")
-  model_name: str = setting("default", "The name clients use: /v1/models/NAME.")
+  model_name: str = setting("default", "The name clients use: /v1/models/NAME (letters, "
+                            "digits, _, - and .).")
   host: str = setting("127.0.0.1", "The address to listen on (0.0.0.0: every interface).")
   port: int = setting(8501, "The port to listen on (TensorFlow Serving's REST port; 0: any "
                       "free port, printed when listening).")
@@ -54,6 +57,20 @@ class ServeFlags:
       "TensorFlow Serving's default); beside a batch being decoded, another starts only when "
       "full (2 threads on 2 cores: 64 clients got 1.3x one thread's rate).")
   max_body_bytes: int = setting(1 << 20, "The largest request body taken (413 beyond).")
+  body_timeout_seconds: float = setting(
+      60.0, "How long a request's body may take to arrive, from its headers (408 beyond).")
+  idle_timeout_seconds: float = setting(
+      75.0, "How long a connection may wait for a request's headers, from its opening or "
+      "its last answer, before it is closed (an idle keep-alive connection, or headers "
+      "trickling in). Above a load balancer's idle timeout (60 s on many).")
+  max_connections: int = setting(
+      0, "The most connections open at once; a new one beyond closes the connection that "
+      "has waited longest for a request (or else is closed itself). 0: 1024, or the "
+      "file-descriptor limit less 128 where that is lower.")
+  drain_seconds: float = setting(
+      25.0, "After SIGTERM, how long the requests already accepted have to be answered; "
+      "then the connections left are closed and the process exits 0 (25: within "
+      "Kubernetes' default grace period of 30 s).")
   max_sentences_per_request: int = setting(64, "The most sentences one request may hold.")
   max_sentence_length: int = setting(1000, "The most characters a sentence may have.")
   length_penalty: float = setting(
@@ -74,9 +91,12 @@ def main(argv):
                     "install t2t_lite[serve]") from None
   from t2t_lite.cores import usable_cores
   from t2t_lite.serving.batching import BatchingSettings
+  from t2t_lite.serving.connections import ConnectionLimits, default_max_connections
   from t2t_lite.serving.opening import model_source
   from t2t_lite.serving.predict_body import Limits
+  from t2t_lite.serving.rest_api import check_model_name
   from t2t_lite.serving.server import ServerConfig, serve
+  check_model_name(args.model_name)
   if args.num_batch_threads < 0:
     raise UserError(f"--num_batch_threads={args.num_batch_threads} must be at least 0 (0: one "
                     f"per CPU core)")
@@ -86,6 +106,11 @@ def main(argv):
       raise UserError(f"--{name}={getattr(args, name)} must be at least 1")
   if args.batch_timeout_micros < 0 or not 0 <= args.port < 65536:
     raise UserError("--batch_timeout_micros must be >= 0 and --port in 0..65535")
+  for name in ("body_timeout_seconds", "idle_timeout_seconds"):
+    if getattr(args, name) <= 0:
+      raise UserError(f"--{name}={getattr(args, name):g} must be more than 0")
+  if args.max_connections < 0 or args.drain_seconds < 0:
+    raise UserError("--max_connections (0: the default) and --drain_seconds must be >= 0")
   batching = BatchingSettings(args.max_batch_size, args.batch_timeout_micros,
                               args.max_enqueued_batches,
                               args.num_batch_threads or usable_cores())
@@ -93,10 +118,13 @@ def main(argv):
     raise UserError(f"--max_sentences_per_request={args.max_sentences_per_request} exceeds "
                     f"what the queue holds (--max_enqueued_batches x --max_batch_size = "
                     f"{batching.capacity}): such a request could never be taken")
+  connection_limits = ConnectionLimits(args.max_connections or default_max_connections(),
+                                       args.idle_timeout_seconds, args.body_timeout_seconds)
   config = ServerConfig(
       model_source(args.model_base_path, args.output_dir), args.model_name, args.host,
       args.port, batching, Limits(args.max_sentences_per_request, args.max_sentence_length),
-      args.max_body_bytes, args.checkpoint_path, args.decode_hparams, args.length_penalty)
+      args.max_body_bytes, connection_limits, args.drain_seconds, args.checkpoint_path,
+      args.decode_hparams, args.length_penalty)
   return serve(config)
 
 

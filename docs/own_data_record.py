@@ -10,7 +10,8 @@ t2t-bleu --scores_json, trainer.log, avg.log, load.tsv, the run's checkpoints) a
  transformer_auto line), "stop" (its line at the time limit), "averaging" (t2t-avg-all's
  lines), "repeats" (the most frequent test output line's count, and the reference's),
  "load" (mean and peak load average while training), "date", "machine", "command",
- "commit", "minutes", "seconds", "seeds"}.
+ "commit", "minutes" (0 for a budget in steps), "train_steps" (the budget in steps, 0 for
+ one in minutes), "steps" (trained: the last checkpoint's), "seconds", "seeds"}.
 """
 
 import argparse
@@ -73,6 +74,13 @@ def commit():
   return result.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
+def steps_trained(run_dir):
+  """The step of the run's last checkpoint (its `checkpoint` file names ckpt-STEP)."""
+  with open(os.path.join(run_dir, "checkpoint"), encoding="utf-8") as f:
+    last = f.readline()  # model_checkpoint_path: "ckpt-9449"
+  return int(last.rsplit("-", 1)[1].strip().strip('"'))
+
+
 def record(args):
   candidates = {model: {split: score(args.root, split, model, args.target)
                         for split in ("val", "test")} for model in MODELS}
@@ -95,6 +103,7 @@ def record(args):
       "load": load_while_training(os.path.join(args.root, "load.tsv")),
       "date": datetime.date.today().isoformat(), "machine": machine(),
       "command": args.command, "commit": commit(), "minutes": args.minutes,
+      "train_steps": args.train_steps, "steps": steps_trained(os.path.join(args.root, "run")),
       "seconds": args.seconds, "seeds": [{"seed": args.seed, "val": candidates["run_avg"]["val"],
                                           "test": candidates["run_avg"]["test"]}]}
 
@@ -104,6 +113,7 @@ def main(argv):
   for name in ("root", "corpus", "target", "command"):
     parser.add_argument(f"--{name}", required=True)
   parser.add_argument("--minutes", type=float, required=True)
+  parser.add_argument("--train_steps", type=int, default=0)
   parser.add_argument("--seconds", type=int, required=True)
   parser.add_argument("--seed", type=int, default=1)
   args = parser.parse_args(argv[1:])

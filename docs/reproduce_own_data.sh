@@ -6,8 +6,9 @@
 #   docs/reproduce_own_data.sh CORPUS SOURCE TARGET RUN_ROOT
 #
 # CORPUS: a folder with train.SOURCE, train.TARGET, val.* and test.* (line-aligned).
-# TRAIN_MINUTES (default 60), HPARAMS_SET (default transformer_auto), HPARAMS (overrides,
-# default none), VOCAB (default 8192), SEED (default 1).
+# TRAIN_MINUTES (default 60), or TRAIN_STEPS (a budget in steps instead: the same result on
+# a busy machine), HPARAMS_SET (default transformer_auto), HPARAMS (overrides, default
+# none), VOCAB (default 8192), SEED (default 1).
 # Ends with RUN_ROOT/record.json (docs/own_data_record.py): the figure (the test sacreBLEU
 # of what t2t-avg-all kept, which its dev check chose), every candidate's val and test, the
 # steps trained, the machine, its load while training, the command and the commit.
@@ -19,6 +20,8 @@ TARGET=$3
 ROOT=$4
 BIN=.venv/bin
 MINUTES=${TRAIN_MINUTES:-60}
+STEPS=${TRAIN_STEPS:-0}
+if [ "$STEPS" -gt 0 ]; then BUDGET=--train_steps=$STEPS; MINUTES=0; else BUDGET=--train_minutes=$MINUTES; fi
 mkdir -p "$ROOT"
 LOAD=$ROOT/load.tsv
 
@@ -34,7 +37,7 @@ trap 'kill $SAMPLER 2>/dev/null || true' EXIT
 START=$(date +%s)
 $BIN/t2t-trainer --problem=translate_from_files --data_dir="$ROOT/data" \
   --output_dir="$ROOT/run" --hparams_set="${HPARAMS_SET:-transformer_auto}" \
-  --hparams="${HPARAMS:-}" --train_minutes="$MINUTES" --random_seed="${SEED:-1}" \
+  --hparams="${HPARAMS:-}" "$BUDGET" --random_seed="${SEED:-1}" \
   2>&1 | tee "$ROOT/trainer.log"  # Its lines to stderr too: the time limit's line.
 END=$(date +%s)
 kill $SAMPLER
@@ -53,5 +56,5 @@ for SPLIT in val test; do
   done
 done
 $BIN/python docs/own_data_record.py --root="$ROOT" --corpus="$CORPUS" --target="$TARGET" \
-  --minutes="$MINUTES" --seconds=$((END - START)) --seed="${SEED:-1}" \
-  --command="$(printf '%q ' "$0" "$@") (TRAIN_MINUTES=$MINUTES HPARAMS_SET=${HPARAMS_SET:-transformer_auto} HPARAMS=${HPARAMS:-} VOCAB=${VOCAB:-8192} SEED=${SEED:-1})"
+  --minutes="$MINUTES" --train_steps="$STEPS" --seconds=$((END - START)) --seed="${SEED:-1}" \
+  --command="$(printf '%q ' "$0" "$@") (TRAIN_MINUTES=$MINUTES TRAIN_STEPS=$STEPS HPARAMS_SET=${HPARAMS_SET:-transformer_auto} HPARAMS=${HPARAMS:-} VOCAB=${VOCAB:-8192} SEED=${SEED:-1})"

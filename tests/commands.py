@@ -5,6 +5,7 @@ import contextlib
 import importlib
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -46,6 +47,18 @@ def run_command(tool, *args, **kwargs):
 def run_script(name, *args, **kwargs):
   """Runs the Python script tests/`name` with this interpreter (see `run`)."""
   return run([sys.executable, os.path.join(TESTS, name), *map(str, args)], **kwargs)
+
+
+def read_until(process, pattern):
+  """The first match of `pattern` in the output lines of `process` (started with text
+  pipes), failing with its last output if it ends first."""
+  lines = []
+  for line in process.stdout:
+    lines.append(line)
+    match = re.search(pattern, line)
+    if match:
+      return match
+  raise AssertionError(f"{process.args[0]} ended: " + "".join(lines)[-3000:])
 
 
 def newcomer_environment():

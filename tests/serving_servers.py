@@ -1,5 +1,6 @@
 """t2t-serve in tests: its app on loopback in a thread of the test process, serving a model
-loaded once per module; a model wrapper that holds or fails its batches; an HTTP client.
+loaded once per module; a model wrapper that holds or fails its batches; an HTTP client,
+and a reader of an answer on a socket that sent raw bytes.
 
     with ServerThread(served, BatchingSettings(max_batch_size=4)) as server:
       status, headers, answer = server.call("POST", "/v1/models/default:predict",
@@ -16,10 +17,12 @@ from commands import call as call_command
 from tiny_runs import TINY_SERVING, tiny_run, tiny_text
 
 from t2t_lite.serving.batching import Batcher, BatchingSettings
+from t2t_lite.serving.connections import ConnectionLimits, Connections
 from t2t_lite.serving.metrics import parse
 from t2t_lite.serving.page import page_html
 from t2t_lite.serving.predict_body import Limits
-from t2t_lite.serving.rest_api import ServerState, make_app
+from t2t_lite.serving.rest_api import ServerState
+from t2t_lite.serving.server import Listening
 
 TIMEOUT = 120  # Seconds: far above any answer's time here; reached only by a hang.
 # What the tests send: sentences like the tiny run's, and a blank one.
@@ -77,10 +80,12 @@ class ServerThread:
   it accepted)."""
 
   def __init__(self, served, batching=BatchingSettings(), limits=Limits(),
-               max_body_bytes=1 << 20, model_name="default", version=1, loaded=True):
+               max_body_bytes=1 << 20, model_name="default", version=1, loaded=True,
+               connection_limits=ConnectionLimits()):
     self.served, self.batching = served, batching
     self.state = ServerState(model_name, version, limits, max_body_bytes,
-                             page_html(model_name, "a model under test"))
+                             page_html(model_name, "a model under test"),
+                             connections=Connections(connection_limits))
     self.loaded = loaded  # False: as while the model loads.
     self.loop = asyncio.new_event_loop()
     self.port = None
@@ -90,25 +95,15 @@ class ServerThread:
                                     name="server", daemon=True)
 
   async def _run(self):
-    from aiohttp import web
     self._stop = asyncio.Event()
     if self.loaded:
       self.state.served = self.served
       self.state.batcher = Batcher(self.served.decode, self.batching, self.state.metrics)
-    runner = web.AppRunner(make_app(self.state), handle_signals=False, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    self.port = runner.addresses[0][1]
+    listening = await Listening.start(self.state, "127.0.0.1", 0)
+    self.port = listening.port
     self._started.set()
     await self._stop.wait()
-    self.state.draining = True
-    await site.stop()
-    if self.loaded:
-      self.state.batcher.drain()
-      await self.state.batcher.idle()
-      await self.state.batcher.close()
-    await runner.cleanup()
+    await listening.drain(TIMEOUT)
 
   def __enter__(self):
     self._thread.start()
@@ -155,6 +150,16 @@ def call(port, method, path, body=None, raw=None, headers=None):
             json.loads(text) if kind.startswith("application/json") else text)
   finally:
     connection.close()
+
+
+def answer_on(sock):
+  """The HTTP answer read from `sock` (which sent a request as raw bytes) -> (status,
+  headers, the JSON answer)."""
+  response = http.client.HTTPResponse(sock)
+  response.begin()
+  body = response.read()
+  assert response.getheader("Content-Type", "").startswith("application/json"), body
+  return response.status, dict(response.getheaders()), json.loads(body)
 
 
 class Held:

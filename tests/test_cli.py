@@ -108,6 +108,8 @@ def test_every_command_exists_parses_flags_and_is_quiet(tool):
   _, out, err = run_process(tool, "--helpfull")  # absl prints the help, exits with 1.
   assert "--t2t_usr_dir" in out and f"t2t_lite.bin.{tool.replace('-', '_')}:" in out
   assert_quiet(err)
+  code, out, _ = run_process(tool, "--help")  # The command's own flags, and status 0.
+  assert code == 0 and out.startswith(f"{tool}: ") and "--t2t_usr_dir" in out
   code, _, err = run_process(tool, "--no_such_flag=1")
   assert code == 2 and err.strip() == (
       f"{tool}: error: Unknown command line flag 'no_such_flag' (see {tool} --helpshort)")

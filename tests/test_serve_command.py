@@ -4,14 +4,13 @@ every accepted request answered, exit status 0."""
 
 import concurrent.futures
 import os
-import re
 import signal
 import sys
 import time
 
 import pytest
 
-from commands import call, error_line, start
+from commands import call, error_line, read_until, start
 from serving_servers import call as http_call
 from t2t_lite.serving.metrics import parse
 from tiny_runs import tiny_export, tiny_text
@@ -40,17 +39,6 @@ def test_what_cannot_be_served_is_one_line(tmp_path_factory, tmp_path, flags, re
   result = call("t2t-serve", "--port=0", *[flag.format(**paths) for flag in flags])
   assert result.returncode == 2
   assert reason in error_line(result.stderr)
-
-
-def read_until(process, pattern):
-  """The first match of `pattern` in the process's output lines (failing if it ends)."""
-  lines = []
-  for line in process.stdout:
-    lines.append(line)
-    match = re.search(pattern, line)
-    if match:
-      return match
-  raise AssertionError("t2t-serve ended: " + "".join(lines)[-3000:])
 
 
 @pytest.mark.slow

@@ -44,6 +44,11 @@ def flag_fields(config_class):
   return [field for field in dataclasses.fields(config_class) if "help" in field.metadata]
 
 
+def declared_flag_names():
+  """The flags `define_flags` declared in this process: a command's own and shared ones."""
+  return list(_DECLARED)
+
+
 def define_flags(config_class, module_name=None):
   """Defines an absl flag for each flag field of `config_class` (and tensor2tensor's names
   for it) unless an earlier dataclass declared the same flag alike; a flag declared twice

@@ -12,9 +12,11 @@ How it is served:
   batching.py             dynamic batching with TensorFlow Serving's settings.
   predict_body.py         a :predict body -> sentences; outputs -> the answer; the limits.
   rest_api.py             the REST paths, status codes and errors (aiohttp).
+  connections.py          how many connections, how long each may wait; unparsable HTTP.
   metrics.py              Prometheus's text: requests, batches, queue, memory.
   page.py                 the page at / (page.html): a sentence, its translation, n-best
                           and attention maps.
   attention_pictures.py   the page's attention maps: t2t-visualize's heat maps.
-  server.py               the process: listen, load and warm up, drain on SIGTERM.
+  server.py               the process: listen, load and warm up, drain on SIGTERM
+                          (within --drain_seconds).
 """

@@ -163,11 +163,12 @@ class Batcher:
     while self.waiting or self._decoding:
       await asyncio.sleep(0.01)
 
-  async def close(self):
-    """Stops the dispatcher (after `idle`) and the batch threads."""
+  async def close(self, wait=True):
+    """Stops the dispatcher and the batch threads: after `idle`, or at once (`wait` False:
+    a drain's deadline passed); a batch being decoded then ends with its search, unheard."""
     self._dispatcher.cancel()
     await asyncio.gather(self._dispatcher, return_exceptions=True)
-    self._executor.shutdown(wait=True)
+    self._executor.shutdown(wait=wait, cancel_futures=not wait)
 
   def _check_room(self, count):
     """Raises QueueFull unless `count` more sentences fit in the queue."""

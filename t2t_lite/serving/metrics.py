@@ -1,6 +1,8 @@
 """What t2t-serve counts, in Prometheus's text format (GET /monitoring/prometheus/metrics).
 
     t2t_serve_requests_total{code="200"}     answered requests, by status code
+    t2t_serve_client_disconnects_total       requests whose client hung up before their body
+                                             arrived (in no code's count)
     t2t_serve_sentences_total                sentences answered (status 200)
     t2t_serve_batches_total                  batches decoded (failed ones too)
     t2t_serve_batch_failures_total           batches that failed
@@ -10,6 +12,11 @@
     t2t_serve_queue_sentences                gauge: sentences waiting for a batch thread
     t2t_serve_batches_decoding               gauge: batches being decoded
     t2t_serve_model_available                gauge: 1 once the model is loaded and warmed up
+    t2t_serve_requests_in_flight             gauge: requests accepted, not yet answered (less
+                                             the one asking for the metrics)
+    t2t_serve_connections_open               gauge: connections open
+    t2t_serve_connections_dropped_total      connections closed to stay within
+                                             --max_connections (connections.py)
     process_resident_memory_bytes            gauge: the server's resident memory
     process_resident_memory_peak_bytes       gauge: its peak since it started
 """
@@ -46,6 +53,7 @@ class Metrics:
 
   def __init__(self):
     self.requests = collections.Counter()  # status code -> requests
+    self.client_disconnects = 0
     self.sentences = 0
     self.batches = 0
     self.batch_failures = 0
@@ -61,6 +69,10 @@ class Metrics:
     if seconds is not None:
       self.request_seconds.observe(seconds)
 
+  def client_disconnected(self):
+    """A request's client hung up before its body arrived."""
+    self.client_disconnects += 1
+
   def batch_decoded(self, size, seconds):
     self.batches += 1
     self.batch_size.observe(size)
@@ -69,13 +81,17 @@ class Metrics:
   def batch_failed(self):
     self.batch_failures += 1
 
-  def text(self, queue_sentences, batches_decoding, available):
-    """The exposition text, with the gauges' current values."""
+  def text(self, queue_sentences, batches_decoding, available, requests_in_flight=0,
+           connections_open=0, connections_dropped=0):
+    """The exposition text, with the gauges' current values (and the connections' count
+    of those dropped, which connections.py keeps)."""
     lines = ["# TYPE t2t_serve_requests_total counter"]
     lines += [f't2t_serve_requests_total{{code="{code}"}} {count}'
               for code, count in sorted(self.requests.items())]
     for name, value in (("sentences_total", self.sentences), ("batches_total", self.batches),
-                        ("batch_failures_total", self.batch_failures)):
+                        ("batch_failures_total", self.batch_failures),
+                        ("client_disconnects_total", self.client_disconnects),
+                        ("connections_dropped_total", connections_dropped)):
       lines += [f"# TYPE t2t_serve_{name} counter", f"t2t_serve_{name} {value}"]
     for name, histogram in (("batch_size", self.batch_size),
                             ("batch_seconds", self.batch_seconds),
@@ -85,6 +101,8 @@ class Metrics:
     for name, value in (("t2t_serve_queue_sentences", queue_sentences),
                         ("t2t_serve_batches_decoding", batches_decoding),
                         ("t2t_serve_model_available", int(available)),
+                        ("t2t_serve_requests_in_flight", requests_in_flight),
+                        ("t2t_serve_connections_open", connections_open),
                         ("process_resident_memory_bytes", resident),
                         ("process_resident_memory_peak_bytes", peak)):
       lines += [f"# TYPE {name} gauge", f"{name} {value}"]

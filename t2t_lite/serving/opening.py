@@ -5,17 +5,21 @@
 
 --model_base_path is TensorFlow Serving's: a base path holding numbered versions (BASE/1,
 BASE/2, ...), the newest of which is served, as TensorFlow Serving does; or one export
-directory itself (version 1). An export is t2t-exporter's SavedModel (saved_model.pb) or
-its CTranslate2 directory (model.bin and config.json). --output_dir is a run directory or
-several, comma-separated, as t2t-decoder takes them.
+directory itself (version 1). A version's folder is named in ASCII digits; others beside
+them (`tmp/`, `²/`) are ignored, as TensorFlow Serving ignores them. An export is
+t2t-exporter's SavedModel (saved_model.pb) or its CTranslate2 directory (model.bin and
+config.json). --output_dir is a run directory or several, comma-separated, as t2t-decoder
+takes them.
 """
 
 import dataclasses
 import os
+import re
 
 from t2t_lite.errors import UserError
 
 SAVED_MODEL, CTRANSLATE2, RUNS = "SavedModel", "CTranslate2", "runs"
+VERSION = re.compile(r"[0-9]+")  # Not str.isdigit, which takes "²" (and int() refuses it).
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,18 +73,19 @@ def model_source(model_base_path, output_dir):
   kind = _export_kind(path)
   if kind:
     return ModelSource(kind, path)
-  versions = sorted(int(name) for name in os.listdir(path)
-                    if name.isdigit() and os.path.isdir(os.path.join(path, name)))
+  versions = sorted((int(name), name) for name in os.listdir(path)
+                    if VERSION.fullmatch(name) and os.path.isdir(os.path.join(path, name)))
   if not versions:
     raise UserError(f"--model_base_path={model_base_path} holds no export (saved_model.pb, or "
                     f"CTranslate2's model.bin) and no numbered versions (1/, 2/, ...)")
-  newest = os.path.join(path, str(versions[-1]))
+  version, name = versions[-1]  # The name as it is: "007" is version 7.
+  newest = os.path.join(path, name)
   kind = _export_kind(newest)
   if kind is None:
     raise UserError(f"{newest}, the newest version of --model_base_path, holds no export "
                     f"(saved_model.pb, or CTranslate2's model.bin); export into it with "
                     f"t2t-exporter --export_dir={newest}")
-  return ModelSource(kind, newest, versions[-1])
+  return ModelSource(kind, newest, version)
 
 
 def _export_kind(path):

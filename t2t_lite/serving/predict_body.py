@@ -15,7 +15,8 @@ The formats (TensorFlow Serving's REST API):
 Both may name "signature_name" (default serving_default, the only one served: text in, text
 out). A string may be given as {"b64": "..."}, TensorFlow Serving's binary string, whose
 bytes must be UTF-8. Every refusal is a `BadRequest` with a one-line reason (400): a body
-that is not UTF-8 or not JSON, a key or type the API does not have, an empty batch, a
+that is not UTF-8 or not JSON (or JSON nested deeper than Python's parser goes: a body of
+the API nests four levels at most), a key or type the API does not have, an empty batch, a
 sentence that is not valid UTF-8 (a lone surrogate) or holds a line break (t2t-decoder
 reads one sentence a line), and more sentences or a longer sentence than `Limits` allow.
 A score that is not finite (a hypothesis slot left empty) is answered null.
@@ -58,8 +59,10 @@ def parse_predict(body, limits):
                      f"\"inputs\", and may hold \"signature_name\"")
   signature = request.get("signature_name", SIGNATURE)
   if signature != SIGNATURE:
-    raise BadRequest(f"signature_name {json.dumps(signature)} is not served; t2t-serve "
-                     f"serves \"{SIGNATURE}\" (text in, text out)")
+    named = (json.dumps(signature) if isinstance(signature, str)
+             else f"(a JSON {_kind(signature)})")  # Not written out: it may nest deep.
+    raise BadRequest(f"signature_name {named} is not served; t2t-serve serves "
+                     f"\"{SIGNATURE}\" (text in, text out)")
   if ("instances" in request) == ("inputs" in request):
     raise BadRequest("send exactly one of \"instances\" (row format) and \"inputs\" "
                      "(columnar format)")
@@ -99,6 +102,9 @@ def _json_object(body):
   except json.JSONDecodeError as error:
     raise BadRequest(f"the body is not JSON ({error.msg} at line {error.lineno} column "
                      f"{error.colno})") from None
+  except RecursionError:
+    raise BadRequest("the body's JSON nests arrays or objects too deep to parse; a body of "
+                     "this API nests four levels at most") from None
   if not isinstance(request, dict):
     raise BadRequest(f"the body is a JSON {_kind(request)}; send an object")
   return request

@@ -7,12 +7,18 @@
   GET  /monitoring/prometheus/metrics          the counters of metrics.py
   POST /page/attention                         {"sentence", "target"} -> the page's maps
 
-Status codes: 400 for a request predict_body.py refuses or a verb other than :predict;
-404 for a model name, version or path not served; 405 for a method a path does not take;
-413 for a body over --max_body_bytes; 500 for a batch that failed (the server goes on);
-503, with Retry-After, while the model loads, when the queue is full, and once the server
-is shutting down. Every error is {"error": "one line"}. A request whose client disconnects
-is answered into the void: its batch goes on for the others.
+Status codes: 400 for a request predict_body.py refuses, a verb other than :predict, or
+HTTP that cannot be parsed (connections.py); 404 for a model name, version or path not
+served; 405 for a method a path does not take; 408 for a body that takes longer than
+--body_timeout_seconds to arrive; 413 for a body over --max_body_bytes; 500 for a batch
+that failed (the server goes on); 503, with Retry-After, while the model loads, when the
+queue is full, and once the server is shutting down. Every error is {"error": "one line"}.
+A client that hangs up before its body has arrived is counted apart (not as an error of
+the server's, and not logged); one that hangs up later is answered into the void: its
+batch goes on for the others.
+
+The model name is one path segment of those URLs: `check_model_name` refuses a name that
+cannot be one as clients send it.
 """
 
 import asyncio
@@ -21,6 +27,7 @@ import dataclasses
 import functools
 import json
 import logging
+import re
 import time
 
 from aiohttp import web
@@ -28,6 +35,7 @@ from aiohttp import web
 from t2t_lite.errors import UserError
 from t2t_lite.serving import attention_pictures
 from t2t_lite.serving.batching import BatchFailed, QueueFull
+from t2t_lite.serving.connections import Connections
 from t2t_lite.serving.metrics import Metrics
 from t2t_lite.serving.predict_body import (BadRequest, check_sentence, parse_json_object,
                                            parse_predict, predict_answer)
@@ -35,12 +43,15 @@ from t2t_lite.serving.served_model import signature_def
 
 STATE = web.AppKey("state", object)
 LOADING_RETRY_SECONDS = 5
+# A model name as one URL path segment: what clients send unescaped, with no ":" (the
+# verb's separator) nor "/", and not "." or ".." (which clients resolve away).
+MODEL_NAME = re.compile(r"(?!\.{1,2}$)[A-Za-z0-9_.-]+")
 
 
 @dataclasses.dataclass
 class ServerState:
   """What the handlers share: the model served (None while it loads), its batcher, the
-  limits and the counters."""
+  limits, the counters and the connections."""
   model_name: str
   version: int
   limits: object           # predict_body.Limits
@@ -56,18 +67,32 @@ class ServerState:
   drawing: concurrent.futures.Executor = dataclasses.field(
       default_factory=lambda: concurrent.futures.ThreadPoolExecutor(1, "drawing"))
   drawing_busy: bool = False
+  connections: Connections = dataclasses.field(default_factory=Connections)
 
   @property
   def available(self):
     return self.batcher is not None
 
 
-class ApiError(Exception):
-  """An answer other than 200: status, a one-line message, extra headers."""
+class ClientGone(Exception):
+  """The client hung up (or its connection was closed for room) before its body arrived."""
 
-  def __init__(self, status, message, headers=None):
+
+def check_model_name(name):
+  """UserError unless `name` can be served at /v1/models/NAME (MODEL_NAME)."""
+  if not MODEL_NAME.fullmatch(name):
+    raise UserError(f"--model_name={name} cannot be served: clients reach it at "
+                    f"/v1/models/NAME:predict, where it must be letters, digits, \"_\", \"-\" "
+                    f"and \".\" (not \".\" or \"..\" alone); pick such a name")
+
+
+class ApiError(Exception):
+  """An answer other than 200: status, a one-line message, extra headers; `close`: the
+  connection is closed after it."""
+
+  def __init__(self, status, message, headers=None, close=False):
     super().__init__(message)
-    self.status, self.headers = status, headers or {}
+    self.status, self.headers, self.close = status, headers or {}, close
 
 
 def make_app(state):
@@ -92,7 +117,8 @@ def _json(answer, status=200, headers=None):
 
 @web.middleware
 async def _errors_and_draining(request, handler):
-  """Every error as {"error": ...}; new requests refused once the server drains."""
+  """Every error as {"error": ...}; new requests refused once the server drains; the
+  connection's state (connections.py) kept."""
   state = request.app[STATE]
   if state.draining:
     refused = _json({"error": "the server is shutting down; send the request to another "
@@ -100,10 +126,16 @@ async def _errors_and_draining(request, handler):
     refused.force_close()  # And the connection with it.
     return refused
   state.in_flight += 1
+  state.connections.reading(request.protocol)
   try:
     response = await handler(request)
+  except ClientGone:  # Nobody to answer; counted, not logged.
+    state.metrics.client_disconnected()
+    response = _json({"error": "the client hung up before its body arrived"}, 400)
   except ApiError as error:
     response = _json({"error": str(error)}, error.status, error.headers)
+    if error.close:
+      response.force_close()
   except BadRequest as error:
     response = _json({"error": str(error)}, 400)
   except web.HTTPException as error:  # The router's 404 and 405.
@@ -116,6 +148,7 @@ async def _errors_and_draining(request, handler):
     response = _json({"error": f"internal error: {type(error).__name__}: {error}"}, 500)
   finally:
     state.in_flight -= 1
+    state.connections.answered(request.protocol)
   return response
 
 
@@ -167,15 +200,31 @@ async def _metadata(request):
 
 
 async def _body(request, state):
-  """The request's body bytes; ApiError 413 past --max_body_bytes."""
+  """The request's body bytes; ApiError 413 past --max_body_bytes, 408 when it takes more
+  than --body_timeout_seconds to arrive, 400 when it is not valid HTTP; ClientGone when the
+  connection closes first."""
   too_large = ApiError(413, f"the body has more than {state.max_body_bytes} bytes "
                             f"(--max_body_bytes); send fewer or shorter sentences")
   if request.content_length is not None and request.content_length > state.max_body_bytes:
     raise too_large
+  seconds = state.connections.limits.body_seconds
   try:
-    return await request.read()
+    async with asyncio.timeout(seconds):
+      body = await request.read()
   except web.HTTPRequestEntityTooLarge:
     raise too_large from None
+  except TimeoutError:
+    raise ApiError(408, f"the body took more than {seconds:g} s to arrive "
+                        f"(--body_timeout_seconds); send it whole, at once",
+                   close=True) from None
+  except ConnectionError:
+    raise ClientGone() from None
+  except web.RequestPayloadError as error:
+    reason = " ".join(str(error).split())
+    raise ApiError(400, f"the body is not valid HTTP ({reason}); send a body of the "
+                        f"Content-Length's size in bytes") from None
+  state.connections.answering(request.protocol)
+  return body
 
 
 async def _predict(request):
@@ -187,6 +236,8 @@ async def _predict(request):
   start = time.monotonic()
   try:
     parsed, outputs = await _predicted(request, state)
+  except ClientGone:
+    raise
   except Exception as error:
     state.metrics.answered(getattr(error, "status", 400 if isinstance(error, BadRequest)
                                    else 500))
@@ -219,7 +270,9 @@ async def _metrics(request):
   state = request.app[STATE]
   batcher = state.batcher
   text = state.metrics.text(batcher.waiting if batcher else 0,
-                            batcher.decoding if batcher else 0, state.available)
+                            batcher.decoding if batcher else 0, state.available,
+                            state.in_flight - 1,  # Less this request.
+                            state.connections.open, state.connections.dropped)
   return web.Response(text=text, content_type="text/plain", charset="utf-8",
                       headers={"X-Prometheus-Format": "0.0.4"})
 

@@ -9,7 +9,12 @@ server with its one-line error (a UserError, exit status 2).
 
 SIGTERM (or SIGINT) stops accepting: the listening socket closes, a request that still
 arrives on an open connection gets 503; every request already accepted is answered (its
-batch goes at once, without waiting to fill); then the process exits 0.
+batch goes at once, without waiting to fill), for --drain_seconds at most: then the
+connections left (a stalled upload, a request whose batch is still decoding) are closed,
+and the process exits 0 (a batch being decoded ends with its search: one cannot be cut).
+
+`Listening` is that life of the app, from listening to the end of its drain, for the
+process and for the tests' server in a thread alike.
 """
 
 import asyncio
@@ -22,10 +27,15 @@ from aiohttp import web
 
 from t2t_lite.errors import UserError
 from t2t_lite.serving.batching import Batcher, BatchingSettings
+from t2t_lite.serving.connections import ConnectionLimits, Connections, listen
 from t2t_lite.serving.page import page_html
 from t2t_lite.serving.predict_body import Limits
 from t2t_lite.serving.rest_api import ServerState, make_app
 from t2t_lite.serving.served_model import warm_up
+
+# When a drain ends, what the answers still being written may take (the longest a
+# connection is waited for then).
+CLOSING_SECONDS = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +48,8 @@ class ServerConfig:
   batching: BatchingSettings = BatchingSettings()
   limits: Limits = Limits()
   max_body_bytes: int = 1 << 20
+  connection_limits: ConnectionLimits = ConnectionLimits()
+  drain_seconds: float = 25.0
   checkpoint_path: str = None
   decode_hparams: str = ""
   length_penalty: float = 0.4
@@ -56,17 +68,14 @@ def _say(out, line):
 async def _serve(config, out):
   source = config.source
   state = ServerState(config.model_name, source.version, config.limits, config.max_body_bytes,
-                      page_html(config.model_name, source.description))
-  runner = web.AppRunner(make_app(state), handle_signals=False, access_log=None)
-  await runner.setup()
-  site = web.TCPSite(runner, config.host, config.port)
+                      page_html(config.model_name, source.description),
+                      connections=Connections(config.connection_limits))
   try:
-    await site.start()
+    listening = await Listening.start(state, config.host, config.port)
   except OSError as error:
-    await runner.cleanup()
     raise UserError(f"cannot listen on {config.host}:{config.port} ({error.strerror}); pass "
                     f"another --port or --host") from None
-  port = runner.addresses[0][1]  # The one chosen for --port=0.
+  port = listening.port  # The one chosen for --port=0.
   _say(out, f"listening on http://{config.host}:{port}/ ; loading {source.description}")
   stop = asyncio.Event()
   loop = asyncio.get_running_loop()
@@ -82,23 +91,89 @@ async def _serve(config, out):
       _say(out, f"model \"{config.model_name}\" version {source.version} is AVAILABLE at "
                 f"http://{config.host}:{port}/v1/models/{config.model_name}")
       await stopping
-    state.draining = True
-    await site.stop()
+    listening.stop_listening()
     _say(out, "stopping: no longer listening; answering the requests already accepted")
-    if state.batcher is not None:
-      state.batcher.drain()  # No batch waits to fill: no more sentences will come.
-    while state.in_flight:
-      await asyncio.sleep(0.01)
-    if state.batcher is not None:
-      await state.batcher.idle()
-      await state.batcher.close()
+    cut_off = await listening.drain(config.drain_seconds)
   finally:
     stopping.cancel()
-    await runner.cleanup()
+    await listening.close()  # At once, after an error; after a drain, nothing is left.
     state.tokenizing.shutdown(wait=False)
     state.drawing.shutdown(wait=False)
-  _say(out, "stopped; every accepted request was answered")
+  if cut_off:
+    _say(out, f"stopped at the --drain_seconds={config.drain_seconds:g} deadline: {cut_off} "
+              f"request(s) not yet answered were cut off")
+  else:
+    _say(out, "stopped; every accepted request was answered")
   return 0
+
+
+class Listening:
+  """`state`'s app answering on a host and port, from `start` to the end of its drain."""
+
+  def __init__(self, state, runner, server):
+    self.state = state
+    self._runner, self._server = runner, server
+    self._closed = False
+
+  @classmethod
+  async def start(cls, state, host, port):
+    """-> the `Listening` of `state`'s app on host:port; OSError when it cannot listen."""
+    runner = web.AppRunner(make_app(state), handle_signals=False, access_log=None,
+                           shutdown_timeout=CLOSING_SECONDS)
+    await runner.setup()
+    try:
+      server = await listen(runner, state.connections, host, port)
+    except OSError:
+      await runner.cleanup()
+      raise
+    return cls(state, runner, server)
+
+  @property
+  def port(self):
+    return self._server.sockets[0].getsockname()[1]
+
+  def stop_listening(self):
+    """Closes the listening socket; a request that arrives on an open connection gets 503,
+    and no batch waits to fill (no more sentences will come)."""
+    self.state.draining = True
+    self._server.close()
+    if self.state.batcher is not None:
+      self.state.batcher.drain()
+
+  async def drain(self, seconds):
+    """Stops listening, waits `seconds` at most for every request accepted to be answered,
+    then closes -> how many requests were cut off at the deadline (0: none)."""
+    self.stop_listening()
+    try:
+      await asyncio.wait_for(_answered(self.state), seconds)
+    except asyncio.TimeoutError:
+      pass
+    cut_off = self.state.in_flight
+    await self.close()
+    return cut_off
+
+  async def close(self):
+    """Stops listening and closes every connection: gracefully where every request is
+    answered, at once otherwise. Once only: later calls do nothing."""
+    if self._closed:
+      return
+    self._closed = True
+    self.stop_listening()
+    state, batcher = self.state, self.state.batcher
+    answered = not state.in_flight and not (batcher and (batcher.waiting or batcher.decoding))
+    if not answered:
+      state.connections.close_all()
+    if batcher is not None:
+      await batcher.close(wait=answered)
+    await self._runner.cleanup()
+
+
+async def _answered(state):
+  """Returns once every request accepted is answered (and its batch decoded)."""
+  while state.in_flight:
+    await asyncio.sleep(0.01)
+  if state.batcher is not None:
+    await state.batcher.idle()
 
 
 def _load(config):

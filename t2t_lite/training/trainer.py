@@ -264,7 +264,9 @@ class _Loop:
                    if self.evaluator and step == 0 else None)
       # One process stops at its own signal at once; workers at the step they agree on.
       stopping = bool(stop.signal_name) and not self.multi_worker  # One before the loop.
-      while step < config.train_steps and not stopping and not time_limit.reached():
+      # The time limit is read once a step, before that step's save: the save after the
+      # loop then records the time that reached it (a restart has nothing to do).
+      while step < config.train_steps and not stopping:
         self._move_the_end(time_limit, step)
         stats = self._step(train_input, votes=(float(bool(stop.signal_name)),
                                                 float(self.checkpoints.due_by_time())))
@@ -282,6 +284,8 @@ class _Loop:
         # float16 loss scaling skips the update (and the step) when gradients overflow.
         advanced = step > previous
         skipped += not advanced
+        if time_limit.reached():
+          break
         if advanced and self.evaluator and self.eval_timer.due(step):
           last_eval = self._evaluate(step, progress, stop) or last_eval
         if advanced and (self.checkpoints.due_by_steps(step) or stats["save_votes"]):
