@@ -5,7 +5,7 @@ import pytest
 from t2t_lite.optimization import learning_rate_schedule
 from t2t_lite.registry import HPARAMS
 from t2t_lite.training import auto_hparams
-from t2t_lite.training.auto_hparams import Budget, Corpus, budget_of, choose
+from t2t_lite.training.auto_hparams import Budget, Corpus, budget_of, choose, overridden
 from t2t_lite.training.config import TrainConfig
 
 TINY_RECIPE = HPARAMS["transformer_tiny_multi30k"]()
@@ -67,3 +67,14 @@ def test_the_budget_in_steps_follows_the_machines_speed_and_the_step_limit():
   assert "60 minutes" in here.describe() and "3,000 steps" == Budget(3000).describe()
 
 
+
+
+def test_overrides_go_over_the_choice_and_the_line_says_so():
+  chosen, line = choose(TINY_RECIPE, Corpus(pairs=5000, p99_length=100, vocab_size=4096),
+                        Budget(steps=2000))
+  same = overridden(chosen, line, "")
+  assert same == (chosen, line)
+  hparams, said = overridden(chosen, line, "layer_prepostprocess_dropout=0.1,batch_size=4096")
+  assert (hparams.layer_prepostprocess_dropout, hparams.batch_size) == (0.1, 4096)
+  assert said.startswith(line) and said.endswith(
+      "; then --hparams=layer_prepostprocess_dropout=0.1,batch_size=4096 over that")

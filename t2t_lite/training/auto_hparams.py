@@ -120,6 +120,12 @@ def for_run(base, problem, data_dir, config, overrides=""):
     return hparams, (f"{AUTO_SET}: {config.output_dir} keeps the choice made at its start "
                      f"({HPARAMS_FILE})")
   budget = budget_of(config, cpu_peak()[0])  # cpu_peak: a matmul, once a machine.
-  chosen, line = choose(base, Corpus.of(problem, data_dir), budget)
-  return chosen.override(overrides), line
+  return overridden(*choose(base, Corpus.of(problem, data_dir), budget), overrides)
+
+
+def overridden(chosen, line, overrides):
+  """The choice with --hparams `overrides` over it -> (HParams, its line, saying so)."""
+  if not overrides:
+    return chosen, line
+  return chosen.override(overrides), f"{line}; then --hparams={overrides} over that"
 
