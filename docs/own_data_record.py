@@ -75,10 +75,10 @@ def commit():
 
 
 def steps_trained(run_dir):
-  """The step of the run's last checkpoint (its `checkpoint` file names ckpt-STEP)."""
-  with open(os.path.join(run_dir, "checkpoint"), encoding="utf-8") as f:
-    last = f.readline()  # model_checkpoint_path: "ckpt-9449"
-  return int(last.rsplit("-", 1)[1].strip().strip('"'))
+  """The step of the run's last checkpoint."""
+  from t2t_lite.run.checkpoints import checkpoint_paths  # TensorFlow: only here.
+  from t2t_lite.run.layout import checkpoint_step
+  return checkpoint_step(checkpoint_paths(run_dir)[-1])
 
 
 def record(args):

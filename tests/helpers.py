@@ -1,10 +1,17 @@
 """Small helpers tests share: files written and edited, a problem's examples as its pipeline
-batches them, a clock that moves only when slept on."""
+batches them, a clock that moves only when slept on, a copy of the checkout as a clone
+holds it."""
 
 import json
+import os
+import shutil
+import subprocess
+
+import pytest
 
 from t2t_lite.constants import PAD_ID
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # The checkout.
 # Long enough that no real sentence is dropped, however finely it is split.
 MAX_LENGTH = 2048
 
@@ -50,3 +57,18 @@ class FakeTime:
     self.sleeps += 1
     if self.on_sleep:
       self.on_sleep(self.sleeps)
+
+
+def uninstalled_checkout(target):
+  """A copy in `target` of the files a clone of this checkout would hold (those git tracks,
+  and new ones it does not ignore), never installed."""
+  try:
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=ROOT, capture_output=True, check=True)
+  except (OSError, subprocess.CalledProcessError):
+    pytest.skip("not a git checkout")
+  for name in filter(None, listed.stdout.decode("utf-8").split("\0")):
+    if os.path.isfile(os.path.join(ROOT, name)):  # Not one deleted since its commit.
+      os.makedirs(os.path.join(target, os.path.dirname(name)), exist_ok=True)
+      shutil.copy2(os.path.join(ROOT, name), os.path.join(target, name))
+  return str(target)

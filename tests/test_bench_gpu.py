@@ -12,8 +12,6 @@ never installed (as on the GPU machines) loads the full run's settings.
 import importlib.util
 import json
 import os
-import shutil
-import subprocess
 import sys
 import sysconfig
 import time
@@ -22,6 +20,7 @@ import numpy as np
 import pytest
 
 from commands import environment, run
+from helpers import uninstalled_checkout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # As on the GPU machines: importing TensorFlow fails.
@@ -52,21 +51,6 @@ def load(relative_path):
 def run_bench(*args):
   return run([sys.executable, "-c", WITHOUT_TENSORFLOW, *args], cwd=ROOT, timeout=600,
              env=environment(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu"))
-
-
-def uninstalled_checkout(target):
-  """A copy in `target` of the files a clone of this checkout would hold (those git tracks,
-  and new ones it does not ignore), never installed."""
-  try:
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
-                             "--exclude-standard"], cwd=ROOT, capture_output=True, check=True)
-  except (OSError, subprocess.CalledProcessError):
-    pytest.skip("not a git checkout")
-  for name in filter(None, listed.stdout.decode("utf-8").split("\0")):
-    if os.path.isfile(os.path.join(ROOT, name)):  # Not one deleted since its commit.
-      os.makedirs(os.path.join(target, os.path.dirname(name)), exist_ok=True)
-      shutil.copy2(os.path.join(ROOT, name), os.path.join(target, name))
-  return str(target)
 
 
 def site_packages_without_t2t_lite(target):

@@ -8,33 +8,19 @@ folders installed under t2t_lite) fails here. Full tier: minutes, and the packag
 
 import importlib.metadata
 import os
-import shutil
 import signal
-import subprocess
 import sys
 
 import pytest
 
 from commands import read_until, run, start
+from helpers import ROOT, uninstalled_checkout
 from serving_servers import call as http_call
 from tiny_runs import TINY_HPARAMS, tiny_text
 
 pytestmark = pytest.mark.slow
 
-CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INSTALL_TIMEOUT = 1800  # Seconds: TensorFlow's wheels from the registry on a slow link.
-
-
-def checkout_files(destination):
-  """Copies the checkout's files as a clean clone has them (tracked, and new files git
-  does not ignore: no .venv, no build outputs) into `destination`."""
-  listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard",
-                           "-z"], cwd=CHECKOUT, capture_output=True, check=True).stdout
-  for name in filter(None, listed.decode().split("\0")):
-    source = os.path.join(CHECKOUT, name)
-    if os.path.isfile(source):  # Not a file deleted in the working tree.
-      os.makedirs(os.path.join(destination, os.path.dirname(name)), exist_ok=True)
-      shutil.copy2(source, os.path.join(destination, name))
 
 
 def clean_environment(venv):
@@ -50,7 +36,7 @@ def installed(tmp_path_factory):
   """(the wheel's path, the fresh venv holding it, the environment to run it in)."""
   work = tmp_path_factory.mktemp("wheel")
   source, dist, venv = work / "source", work / "dist", work / "venv"
-  checkout_files(source)
+  uninstalled_checkout(source)
   built = run([sys.executable, "-m", "build", "--outdir", str(dist), str(source)],
               timeout=INSTALL_TIMEOUT)
   assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
@@ -80,7 +66,7 @@ def test_the_installed_package_is_the_wheel_alone(installed, tmp_path):
 
 def test_the_install_guide_names_this_wheel(installed):
   wheel, _, _ = installed
-  with open(os.path.join(CHECKOUT, "docs", "getting-started.md"), encoding="utf-8") as guide:
+  with open(os.path.join(ROOT, "docs", "getting-started.md"), encoding="utf-8") as guide:
     assert f"dist/{wheel.name}[serve]" in guide.read()
 
 
