@@ -33,8 +33,8 @@ class ExporterFlags:
   export_format: str = setting(
       "savedmodel", "savedmodel: the SavedModel (t2t_lite.export.saved_model); ctranslate2: a "
       "CTranslate2 model directory with the SentencePiece model beside it (default "
-      "export_dir <output_dir>/ctranslate2[_QUANTIZATION]; needs pip install "
-      "t2t_lite[ctranslate2]; t2t_lite.export.ctranslate2).",
+      "export_dir <output_dir>/ctranslate2[_QUANTIZATION]; needs the ctranslate2 "
+      "extra: pip install -e \".[ctranslate2]\"; t2t_lite.export.ctranslate2).",
       choices=("savedmodel", "ctranslate2"))
   quantization: str = setting(None, "With --export_format=ctranslate2: the weights' type "
                               "(default float32).", choices=tuple(QUANTIZATIONS))

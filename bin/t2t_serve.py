@@ -20,7 +20,7 @@ limits and its status codes: t2t_lite.serving.rest_api; the page at / translates
 and draws its attention maps. --max_connections, --idle_timeout_seconds and
 --body_timeout_seconds bound the connections (t2t_lite.serving.connections). SIGTERM stops
 accepting, answers every accepted request within --drain_seconds, then exits 0. Needs
-`pip install t2t_lite[serve]` (aiohttp).
+the `serve` extra (aiohttp): `pip install -e ".[serve]"`.
 """
 
 import dataclasses
@@ -88,7 +88,7 @@ def main(argv):
     import aiohttp  # noqa: F401
   except ImportError:
     raise UserError("t2t-serve needs the aiohttp package, which is not installed; run pip "
-                    "install t2t_lite[serve]") from None
+                    "install -e \".[serve]\" in the checkout's .venv") from None
   from t2t_lite.cores import usable_cores
   from t2t_lite.serving.batching import BatchingSettings
   from t2t_lite.serving.connections import ConnectionLimits, default_max_connections

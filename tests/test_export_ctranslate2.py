@@ -42,7 +42,7 @@ EXTRA_LENGTH = 6
 @pytest.fixture(scope="module")
 def ctranslate2():
   return pytest.importorskip("ctranslate2", reason="the ctranslate2 package is not installed "
-                             "(pip install t2t_lite[ctranslate2])")
+                             "(pip install -e \".[ctranslate2]\")")
 
 
 def exported(ctranslate2, model, directory):
@@ -180,7 +180,7 @@ def test_exported_run_translates_as_t2t_decoder(ctranslate2, tmp_path_factory, t
 def test_missing_package_says_how_to_install(monkeypatch):
   monkeypatch.setitem(sys.modules, "ctranslate2", None)  # `import ctranslate2` fails.
   message = one_line_error(import_ctranslate2)
-  assert "pip install t2t_lite[ctranslate2]" in message
+  assert 'pip install -e ".[ctranslate2]"' in message
 
 
 def test_unexpressible_setting_is_named():

@@ -48,7 +48,7 @@ def test_a_ctranslate2_export_is_served_with_its_n_best(tmp_path_factory, tmp_pa
   """(That CTranslate2 decodes greedily as t2t-decoder does, through the same
   ServedCTranslate2: test_export_ctranslate2.py.)"""
   pytest.importorskip("ctranslate2", reason="the ctranslate2 package is not installed "
-                      "(pip install t2t_lite[ctranslate2])")
+                      "(pip install -e \".[ctranslate2]\")")
   from t2t_lite.export.ctranslate2 import export_ctranslate2
   from t2t_lite.serving.ctranslate2_served import ServedCTranslate2
   _, output_dir = tiny_run(tmp_path_factory)

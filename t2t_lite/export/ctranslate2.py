@@ -5,7 +5,7 @@
 
 The directory holds CTranslate2's model.bin, config.json and vocabulary, and the run's
 SentencePiece model beside them (`SENTENCEPIECE_FILES`); it needs only the `ctranslate2`
-and `sentencepiece` packages (`pip install t2t_lite[ctranslate2]`):
+and `sentencepiece` packages (the `ctranslate2` extra: `pip install -e ".[ctranslate2]"`):
 
     import ctranslate2, sentencepiece
     sp = sentencepiece.SentencePieceProcessor(model_file="DIR/sentencepiece.model")
@@ -52,7 +52,7 @@ from t2t_lite.constants import EOS_ID, PAD_ID, UNK_ID
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import replacing_directory
 
-INSTALL_HINT = "pip install t2t_lite[ctranslate2]"
+INSTALL_HINT = "pip install -e \".[ctranslate2]\" in the checkout's .venv"
 
 # Weight types CTranslate2 converts to (its ACCEPTED_MODEL_TYPES); None keeps float32.
 QUANTIZATIONS = ("float32", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16",
