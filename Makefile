@@ -6,6 +6,10 @@
 # make docs: the guide (docs/) built into site/ with MkDocs, strict: a broken link fails.
 # make dist: an sdist and a wheel in dist/ (python -m build), to install elsewhere.
 
+# Recipes in bash with pipefail: a failing command before a pipe (| tee) fails the recipe.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -15,6 +19,7 @@ DEMO_DIR := demo_output
 DEMO_PROBLEM := translate_deen_ding8k
 DEMO_DATA := $(DEMO_DIR)/data
 DEMO_RUN := $(DEMO_DIR)/run
+DEMO_TIMELINE := $(DEMO_DIR)/timeline.tsv
 DEMO_STEPS ?= 2000
 DING := /usr/share/trans/de-en
 
@@ -49,17 +54,27 @@ DEMO_RUN_FLAGS = --problem=$(DEMO_PROBLEM) --hparams_set=transformer_tiny \
   --data_dir=$(DEMO_DATA) --output_dir=$(DEMO_RUN) --eval_steps=0 --decode_hparams=beam_size=1 \
   --random_seed=1
 
-# Ends with three translations and the greedy BLEU of the whole dev split.
+# Ends with three translations, the greedy BLEU of the whole dev split and the run's record
+# (docs/demo_record.py: $(DEMO_DIR)/record.json, the time of each phase in $(DEMO_TIMELINE)).
 demo: demo-start $(STAMP) $(DEMO_DATA)/$(DEMO_PROBLEM)-test.json
+	@echo "prepared $$(date +%s)" >> $(DEMO_TIMELINE)
 	$(BIN)/t2t-trainer $(DEMO_RUN_FLAGS) --train_steps=$(DEMO_STEPS) --local_eval_frequency=1000 \
 	  --save_checkpoints_steps=1000
+	@echo "trained $$(date +%s)" >> $(DEMO_TIMELINE)
 	printf 'Sie schüttelte traurig den Kopf.\nDas Wetter ist heute schön.\nIch habe keine Zeit.\n' | \
 	  $(BIN)/t2t-decoder --output_dir=$(DEMO_RUN) --decode_interactive
-	$(BIN)/t2t-trainer $(DEMO_RUN_FLAGS) --schedule=evaluate --eval_decode_sentences=100000
+	@echo "translated $$(date +%s)" >> $(DEMO_TIMELINE)
+	$(BIN)/t2t-trainer $(DEMO_RUN_FLAGS) --schedule=evaluate --eval_decode_sentences=100000 \
+	  | tee $(DEMO_DIR)/evaluate.log
+	@echo "evaluated $$(date +%s)" >> $(DEMO_TIMELINE)
+	@$(BIN)/python docs/demo_record.py --demo_dir=$(DEMO_DIR)
 
-# Said first: how long the demo takes (docs/results.md measured 9 to 15 minutes on 2 cores).
+# Said first: how long the demo takes (docs/figures/demo_ding.json, its record on 2 cores).
 demo-start:
-	@echo "make demo: about 10 to 15 minutes on 2 CPU cores (install, data, 2,000 training steps); it needs Debian's trans-de-en; run it again to resume"
+	@echo "make demo: about 11 minutes on 2 CPU cores (install, data, 2,000 training steps; its record: docs/figures/demo_ding.json); it needs Debian's trans-de-en; run it again to resume"
+	@mkdir -p $(DEMO_DIR)
+	@echo "start $$(date +%s)" > $(DEMO_TIMELINE)
+	@echo "installed $$(test -e $(STAMP) && echo 1 || echo 0)" >> $(DEMO_TIMELINE)
 
 # Test files are spread over TEST_WORKERS processes (pytest-xdist; each file on one worker).
 TEST_WORKERS ?= 2

@@ -16,13 +16,12 @@ t2t-bleu --scores_json, trainer.log, avg.log, load.tsv, the run's checkpoints) a
 
 import argparse
 import collections
-import datetime
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
+
+from record_context import commit, machine, today
 
 TAG = "sacreBLEU_cased"
 MODELS = ("run", "run_avg")
@@ -53,27 +52,6 @@ def load_while_training(path):
           "peak": max(values, default=None), "samples": len(values)}
 
 
-def machine():
-  from t2t_lite.training.cost import cpu_model  # The name the CPU peak's cache uses.
-  flags = []
-  with open("/proc/cpuinfo", encoding="utf-8") as f:
-    for line in f:
-      if line.startswith("flags"):
-        flags = [flag for flag in line.split(":", 1)[1].split()
-                 if flag.startswith(("avx", "amx"))]
-        break
-  return {"cpu": cpu_model(), "cores": os.cpu_count(), "cpu_flags": sorted(set(flags)),
-          "python": platform.python_version()}
-
-
-def commit():
-  result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=False)
-  dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                         capture_output=True, text=True, check=False).stdout.strip()
-  return result.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
-
-
 def steps_trained(run_dir):
   """The step of the run's last checkpoint."""
   from t2t_lite.run.checkpoints import checkpoint_paths  # TensorFlow: only here.
@@ -101,7 +79,7 @@ def record(args):
       "repeats": {"test_output": output_count, "test_output_line": output_line,
                   "reference": reference_count},
       "load": load_while_training(os.path.join(args.root, "load.tsv")),
-      "date": datetime.date.today().isoformat(), "machine": machine(),
+      "date": today(), "machine": machine(),
       "command": args.command, "commit": commit(), "minutes": args.minutes,
       "train_steps": args.train_steps, "steps": steps_trained(os.path.join(args.root, "run")),
       "seconds": args.seconds, "seeds": [{"seed": args.seed, "val": candidates["run_avg"]["val"],

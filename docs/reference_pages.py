@@ -1,7 +1,9 @@
 """Writes what the docs generate: the reference pages from the code (every command's flags
 from their dataclasses, every problem and hparams set from the registries), and the
 README's results table and the lab notebook's head (that table and a table of contents) from
-docs/headline_results.json and the notebook's own headings. The Multi30k reproduce scripts
+docs/headline_results.json and the notebook's own headings, and what the README, the getting
+started page and the Makefile say of `make demo` (its minutes and BLEU) from its record,
+docs/figures/demo_ding.json (written by docs/demo_record.py). The Multi30k reproduce scripts
 write the figure their rule chose as data (OUT/figure.json, by docs/chosen_figure.py); an
 entry's test, val and rule copy it.
 
@@ -37,6 +39,9 @@ TABLE_END = "<!-- end of the results table -->"
 HEAD_START = ("<!-- current figures and contents: docs/reference_pages.py writes them from "
               "docs/headline_results.json and the headings below -->")
 HEAD_END = "<!-- end of the current figures and contents -->"
+DEMO_RECORD = os.path.join(DOCS, "figures", "demo_ding.json")
+GETTING_STARTED = os.path.join(DOCS, "getting-started.md")
+MAKEFILE = os.path.join(os.path.dirname(DOCS), "Makefile")
 
 
 def commands():
@@ -162,6 +167,39 @@ def notebook_head(notebook):
                     results_table(link_prefix=""), "", "## Contents", "", *contents])
 
 
+def demo_lines():
+  """{path: [(the start of a line, the whole line written anew)]}: what the pages and the
+  Makefile say of make demo, from its record."""
+  with open(DEMO_RECORD, encoding="utf-8") as f:
+    record = json.load(f)
+  minutes = round(record["seconds"] / 60)
+  demo_command = ("make demo     # ",
+                  f"make demo     # about {minutes} minutes on 2 CPU cores, the install included")
+  path = os.path.relpath(DEMO_RECORD, os.path.dirname(DOCS))
+  machine = record["machine"]
+  return {
+      README: [demo_command, (
+          "Its record, ",
+          f"Its record, [{os.path.basename(path)}]({path}): whole-dev greedy BLEU "
+          f"{record['figure']:.2f} in {minutes} minutes on {machine['cores']} cores of an "
+          f"{machine['cpu']}, {record['date']}.")],
+      GETTING_STARTED: [demo_command],
+      MAKEFILE: [("\t@echo \"make demo: ",
+                  f"\t@echo \"make demo: about {minutes} minutes on 2 CPU cores (install, data, "
+                  f"{record['steps']:,} training steps; its record: {path}); it needs "
+                  f"Debian's trans-de-en; run it again to resume\"")]}
+
+
+def with_line(text, start, line):
+  """`text` with its one line that begins with `start` written anew as `line`."""
+  lines = text.split("\n")
+  found = [index for index, current in enumerate(lines) if current.startswith(start)]
+  if len(found) != 1:
+    raise ValueError(f"{len(found)} lines begin with {start!r}, not one")
+  lines[found[0]] = line
+  return "\n".join(lines)
+
+
 def with_block(text, start_marker, end_marker, block):
   """`text` with what lies between its two marker lines written anew as `block`."""
   start = text.index(start_marker) + len(start_marker)
@@ -178,6 +216,12 @@ def generated_files():
   with open(NOTEBOOK, encoding="utf-8") as f:
     notebook = f.read()
   files[NOTEBOOK] = with_block(notebook, HEAD_START, HEAD_END, notebook_head(notebook))
+  for path, lines in demo_lines().items():
+    if path not in files:
+      with open(path, encoding="utf-8") as f:
+        files[path] = f.read()
+    for start, line in lines:
+      files[path] = with_line(files[path], start, line)
   return files
 
 

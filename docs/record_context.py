@@ -1,0 +1,46 @@
+"""What every figure record says about where and when it was made: the machine, the
+commit, the date and the machine's load.
+
+    from record_context import machine, commit, today, load_averages
+
+Used by the record writers beside it (own_data_record.py, demo_record.py), run from the
+checkout's root with the project's .venv.
+"""
+
+import datetime
+import os
+import platform
+import subprocess
+
+
+def machine():
+  """{"cpu", "cores", "cpu_flags" (its AVX and AMX flags), "python"}."""
+  from t2t_lite.training.cost import cpu_model  # The name the CPU peak's cache uses.
+  flags = []
+  with open("/proc/cpuinfo", encoding="utf-8") as f:
+    for line in f:
+      if line.startswith("flags"):
+        flags = [flag for flag in line.split(":", 1)[1].split()
+                 if flag.startswith(("avx", "amx"))]
+        break
+  return {"cpu": cpu_model(), "cores": os.cpu_count(), "cpu_flags": sorted(set(flags)),
+          "python": platform.python_version()}
+
+
+def commit():
+  """The checkout's short commit, saying so when tracked files differ from it."""
+  result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False)
+  dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                         capture_output=True, text=True, check=False).stdout.strip()
+  return result.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def today():
+  return datetime.date.today().isoformat()
+
+
+def load_averages():
+  """The load averages over the last 1, 5 and 15 minutes, now."""
+  with open("/proc/loadavg", encoding="utf-8") as f:
+    return [float(value) for value in f.read().split()[:3]]
