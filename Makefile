@@ -77,10 +77,12 @@ demo-start:
 	@echo "installed $$(test -e $(STAMP) && echo 1 || echo 0)" >> $(DEMO_TIMELINE)
 
 # Test files are spread over TEST_WORKERS processes (pytest-xdist; each file on one worker).
+# Each tier's run writes its record (its minutes and counts, tests/tier_record.py) there.
 TEST_WORKERS ?= 2
+TIER_RECORDS := .pytest_cache/tier_records
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+	T2T_TEST_RECORD=$(TIER_RECORDS)/full.json $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder \
 	  -m "not gpu_rehearsal" tests
 
 # Before a GPU session: its script's every stage, rehearsed on the CPU (about 6 minutes).
@@ -88,7 +90,7 @@ rehearse-gpu: $(STAMP)
 	$(BIN)/python -m pytest -q -m gpu_rehearsal tests
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow" tests
+	T2T_TEST_RECORD=$(TIER_RECORDS)/unit.json $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow" tests
 
 docs: $(STAMP)
 	$(BIN)/python docs/reference_pages.py

@@ -18,6 +18,7 @@ os.environ.setdefault("TF_NUM_INTRAOP_THREADS", str(max(
 import pytest  # noqa: E402
 
 from built_once import built_once  # noqa: E402
+from tier_record import finish, start  # noqa: E402
 from t2t_lite.quiet import import_tensorflow  # noqa: E402
 
 
@@ -39,6 +40,14 @@ def pytest_configure(config):
   # its workers start that much sooner.
   if not config.getoption("numprocesses", None) or hasattr(config, "workerinput"):
     import_tensorflow()
+
+
+def pytest_sessionstart(session):
+  start(session)
+
+
+def pytest_sessionfinish(session):
+  finish(session)  # The tier's record, where T2T_TEST_RECORD asks for one.
 
 
 def pytest_collection_modifyitems(items):

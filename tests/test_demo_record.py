@@ -8,6 +8,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "docs"))
 
+import demo_record  # noqa: E402
 from demo_record import main  # noqa: E402
 
 EVALUATION = ("eval at step 0: loss 8.5411, accuracy 0.0002, perplexity 17423.80 (13971 tokens), "
@@ -22,7 +23,9 @@ def write_demo_dir(demo_dir, timeline, evaluation=EVALUATION):
   (demo_dir / "evaluate.log").write_text(evaluation, encoding="utf-8")
 
 
-def test_the_record_holds_the_last_evaluation_and_each_phases_seconds(tmp_path, capsys):
+def test_the_record_holds_the_last_evaluation_and_each_phases_seconds(tmp_path, capsys,
+                                                                      monkeypatch):
+  monkeypatch.setattr(demo_record, "commit", lambda: "abc1234")  # No git in the unit tier.
   write_demo_dir(tmp_path, "start 1000\ninstalled 0\nprepared 1097\ntrained 1623\n"
                            "translated 1633\nevaluated 1660\n")
   assert main(["demo_record.py", f"--demo_dir={tmp_path}"]) == 0
@@ -31,6 +34,7 @@ def test_the_record_holds_the_last_evaluation_and_each_phases_seconds(tmp_path, 
   assert record["phases"] == {"prepared": 97, "trained": 526, "translated": 10,
                               "evaluated": 27}
   assert record["installed_before"] is False and record["command"] == "make demo"
+  assert record["commit"] == "abc1234"
   assert len(record["load"]) == 3 and record["machine"]["cores"] == os.cpu_count()
   assert capsys.readouterr().out == (
       f"make demo: 11:00 in all (training 8:46), whole-dev greedy BLEU 4.83; the record: "
