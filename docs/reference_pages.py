@@ -3,7 +3,8 @@ from their dataclasses, every problem and hparams set from the registries), and 
 README's results table and the lab notebook's head (that table and a table of contents) from
 docs/headline_results.json and the notebook's own headings, and what the README, the getting
 started page and the Makefile say of `make demo` (its minutes and BLEU) from its record,
-docs/figures/demo_ding.json (written by docs/demo_record.py). The Multi30k reproduce scripts
+docs/figures/demo_ding.json (written by docs/demo_record.py), and the README's own-data table
+from docs/own_data_table.json and the records it names. The Multi30k reproduce scripts
 write the figure their rule chose as data (OUT/figure.json, by docs/chosen_figure.py); an
 entry's test, val and rule copy it.
 
@@ -40,6 +41,10 @@ HEAD_START = ("<!-- current figures and contents: docs/reference_pages.py writes
               "docs/headline_results.json and the headings below -->")
 HEAD_END = "<!-- end of the current figures and contents -->"
 DEMO_RECORD = os.path.join(DOCS, "figures", "demo_ding.json")
+OWN_DATA_TABLE = os.path.join(DOCS, "own_data_table.json")
+OWN_DATA_START = ("<!-- own-data table: docs/reference_pages.py writes it from "
+                  "docs/own_data_table.json and the records it names -->")
+OWN_DATA_END = "<!-- end of the own-data table -->"
 GETTING_STARTED = os.path.join(DOCS, "getting-started.md")
 MAKEFILE = os.path.join(os.path.dirname(DOCS), "Makefile")
 
@@ -167,6 +172,22 @@ def notebook_head(notebook):
                     results_table(link_prefix=""), "", "## Contents", "", *contents])
 
 
+def own_data_table():
+  """The README's table of what to expect from the own-data walkthrough: each row's test
+  figure and pairs read from the run's record (docs/figures/own_data_*.json)."""
+  with open(OWN_DATA_TABLE, encoding="utf-8") as f:
+    rows = json.load(f)
+  lines = ["| corpus | pairs | minutes | this walkthrough | before `transformer_auto` | record |",
+           "|---|---:|---:|---:|---:|---|"]
+  for row in rows:
+    with open(os.path.join(DOCS, row["record"]), encoding="utf-8") as f:
+      record = json.load(f)
+    pairs = re.search(r"([\d,]+) training pairs", record["auto_choice"][0]).group(1)
+    lines.append(f"| {row['corpus']} | {pairs} | {row['minutes']} | {record['figure']:.2f} | "
+                 f"{row['before']} | [{record['date']}](docs/{row['record']}) |")
+  return "\n".join(lines)
+
+
 def demo_lines():
   """{path: [(the start of a line, the whole line written anew)]}: what the pages and the
   Makefile say of make demo, from its record."""
@@ -213,6 +234,7 @@ def generated_files():
   with open(README, encoding="utf-8") as f:
     files[README] = with_block(f.read(), TABLE_START, TABLE_END,
                                results_table(link_prefix="docs/results.md"))
+  files[README] = with_block(files[README], OWN_DATA_START, OWN_DATA_END, own_data_table())
   with open(NOTEBOOK, encoding="utf-8") as f:
     notebook = f.read()
   files[NOTEBOOK] = with_block(notebook, HEAD_START, HEAD_END, notebook_head(notebook))
