@@ -43,7 +43,7 @@ PEERS = {"training_throughput": document.OWN_PROCESS, "memory": document.OWN_PRO
 AVX2_KERNELS = {"ONEDNN_MAX_CPU_ISA": "AVX2", "XLA_FLAGS": "--xla_cpu_max_isa=AVX2",
                 "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}
 AVX2_RUN = ("training_throughput", "Training throughput on AVX2 kernels", AVX2_KERNELS)
-AVX2_KEY = "training_throughput, kernels held to AVX2"
+AVX2_KEY = document.AVX2_KEY
 AVX2_INTRO = ("The training tables again, every framework's kernels held to AVX2 (oneDNN's "
               "matmuls, XLA's code, PyTorch's MKL and ATen): the instructions of an AVX2 "
               "machine, on this machine's cores, caches and memory.")

@@ -23,6 +23,9 @@ NO_PEERS = "none (t2t_lite's own parts against each other)"
 SERVER_PROCESS = ("t2t-serve in a process of its own under a load generator in the "
                   "benchmark's process; the offline decoders in the benchmark's process, "
                   "one after another")
+# The training tables' rerun with every framework's kernels held to AVX2, which `python -m
+# bench` makes only on an AVX-512 CPU.
+AVX2_KEY = "training_throughput, kernels held to AVX2"
 XLA_SECTION = ("XLA on vs off", "The same measurements as the tables above, side by side. "
                "t2t-trainer turns XLA on by default on GPUs only.")
 
@@ -84,6 +87,24 @@ def merged(old, new, order):
   return sorted(by_key.values(), key=lambda section: rank.get(section.key, len(rank)))
 
 
+def bench_minutes(sections):
+  """(minutes, AVX2 rerun's minutes or None): what `make bench` takes, as the sections'
+  own recorded seconds add up (each section measured on its own date and machine); the
+  AVX2 rerun apart, as it runs on AVX-512 CPUs only."""
+  rerun = [section.seconds for section in sections if section.key == AVX2_KEY]
+  others = sum(section.seconds for section in sections if section.key != AVX2_KEY)
+  return round(others / 60), round(rerun[0] / 60) if rerun else None
+
+
+def bench_duration(sections):
+  """How long `make bench` takes, in words, from the sections' recorded times."""
+  minutes, rerun = bench_minutes(sections)
+  text = f"about {minutes} minutes on 2 cores: the times the sections below record, added"
+  if rerun is not None:
+    text += f"; on an AVX-512 CPU the AVX2 rerun of the training tables adds {rerun}"
+  return text
+
+
 def markdown(sections):
   """docs/benchmarks.md's generated part: how to read it, each section, then the XLA
   tables gathered from all of them."""
@@ -93,7 +114,8 @@ def markdown(sections):
            "tables give medians over repetitions and ratios of medians, oriented so that",
            "above 1 means t2t_lite is faster (or smaller). docs/benchmarks.json holds the",
            "same tables as data; `python -m bench` writes both.", "",
-           "Reproduce every section (on 2 cores, about 40 minutes), or some of them:", "",
+           f"Reproduce every section above the GPU one ({bench_duration(sections)}), or "
+           "some of them:", "",
            "<!-- illustrative: the benchmarks take tens of minutes and need the bench extra "
            "(PyTorch, keras-hub) -->",
            "```", "make bench    # or: .venv/bin/python -m bench [--only=training_throughput]",

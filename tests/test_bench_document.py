@@ -72,3 +72,19 @@ def test_a_run_of_some_programs_keeps_the_other_sections_with_their_provenance()
   assert sections[0] == old[0] and sections[2] == old[2]
   assert sections[1].machine == report.machine_description() and sections[1].seconds == 2
   assert f"Measured on {new.date}" in document.markdown(sections)
+
+
+def test_make_bench_minutes_are_the_sections_recorded_times_on_every_page():
+  """docs/benchmarks.md says how long `make bench` takes from its sections' own seconds
+  (the AVX2 rerun apart); the performance page quotes the same minutes."""
+  from bench import document
+  table = []
+  sections = [document.Section(key, key, "", "", seconds, "2026-01-01", [], document.NO_PEERS,
+                               table)
+              for key, seconds in (("a", 1500), ("b", 1470), (document.AVX2_KEY, 170))]
+  assert document.bench_minutes(sections) == (50, 3)
+  assert document.bench_minutes(sections[:2]) == (50, None)
+  minutes, _ = document.bench_minutes(document.load(os.path.join(ROOT, document.DATA)))
+  with open(os.path.join(ROOT, "docs", "performance.md"), encoding="utf-8") as f:
+    performance = " ".join(f.read().split())
+  assert f"(about {minutes} minutes on 2 cores:" in performance
