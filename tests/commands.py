@@ -119,6 +119,12 @@ def call(tool, *args, stdin=""):
   return subprocess.CompletedProcess(argv, code or 0, out.getvalue(), err.getvalue())
 
 
+def status_and_output(tool, *args):
+  """`call(tool, *args)` -> (exit status, stdout, stderr)."""
+  result = call(tool, *args)
+  return result.returncode, result.stdout, result.stderr
+
+
 @contextlib.contextmanager
 def _captured_output(stdin):
   """sys.stdin reads `stdin`; sys.stdout, sys.stderr and absl's log lines go to two

@@ -1,6 +1,6 @@
 """Small helpers tests share: files written and edited, a problem's examples as its pipeline
-batches them, a clock that moves only when slept on, a copy of the checkout as a clone
-holds it."""
+batches them, the checkpoints a run lists, a clock that moves only when slept on, a copy of
+the checkout as a clone holds it."""
 
 import json
 import os
@@ -41,6 +41,13 @@ def read_all(problem, data_dir, split, training, **fields):
   return [tuple(tuple(int(i) for i in row if i != PAD_ID) for row in (inputs, targets))
           for batch in dataset
           for inputs, targets in zip(batch["inputs"].numpy(), batch["targets"].numpy())]
+
+
+def listed_steps(output_dir):
+  """The steps of the checkpoints a run's state file lists, oldest first."""
+  from t2t_lite.run.checkpoints import checkpoint_paths
+  from t2t_lite.run.layout import checkpoint_step
+  return [checkpoint_step(path) for path in checkpoint_paths(output_dir)]
 
 
 class FakeTime:

@@ -141,9 +141,5 @@ def leftovers(output_dir):
   return [name for name in os.listdir(output_dir) if name.startswith(".worker_")]
 
 
-def listed_steps(output_dir):
-  return [checkpoint_step(path) for path in checkpoint_paths(output_dir)]
-
-
 def latest_step(output_dir):
   return checkpoint_step(tf.train.latest_checkpoint(output_dir))

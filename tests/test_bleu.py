@@ -11,7 +11,7 @@ import subprocess
 import pytest
 import sacrebleu
 
-from commands import call
+from commands import status_and_output
 from helpers import write
 
 from t2t_lite.errors import UserError
@@ -271,8 +271,7 @@ def test_score_files_reads_what_bleu_report_scores(files):
 
 def run_cli(*args):
   """t2t-bleu as a user runs it (in this process) -> (exit status, stdout, stderr)."""
-  result = call("t2t-bleu", *args)
-  return result.returncode, result.stdout, result.stderr
+  return status_and_output("t2t-bleu", *args)
 
 
 @pytest.mark.slow

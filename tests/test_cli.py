@@ -2,15 +2,10 @@
 
 import pytest
 
-from commands import assert_quiet, call, error_line, newcomer_environment, run_command
+from commands import (assert_quiet, error_line, newcomer_environment, run_command,
+                      status_and_output)
 
 pytestmark = pytest.mark.slow  # Whole commands, with models of the paper's size.
-
-
-def run(tool, *args):
-  """`tool ARGS` in this process -> (exit status, stdout, stderr)."""
-  result = call(tool, *args)
-  return result.returncode, result.stdout, result.stderr
 
 
 def run_process(tool, *args):
@@ -20,8 +15,9 @@ def run_process(tool, *args):
 
 
 def test_summary_of_the_papers_base_model():
-  code, out, _ = run("t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=37000",
-                     "--summary")
+  code, out, _ = status_and_output(
+      "t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=37000",
+      "--summary")
   assert code == 0
   lines = out.strip().splitlines()
   assert lines[-1] == "total_params=63045632"
@@ -31,15 +27,16 @@ def test_summary_of_the_papers_base_model():
 
 
 def test_summary_with_overrides():
-  code, out, _ = run("t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=37000",
-                     "--hparams=num_hidden_layers=2,pos=emb", "--summary")
+  code, out, _ = status_and_output(
+      "t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=37000",
+      "--hparams=num_hidden_layers=2,pos=emb", "--summary")
   assert code == 0
   assert "input_positions" in out
   assert out.strip().splitlines()[-1] == f"total_params={33644544 + 2 * 256 * 512}"
 
 
 def test_registry_help_lists_everything_registered():
-  code, out, _ = run("t2t-trainer", "--registry_help")
+  code, out, _ = status_and_output("t2t-trainer", "--registry_help")
   assert code == 0
   for name in ("transformer_base", "transformer_big", "transformer_parsing",
                "transformer_base_v3", "transformer_tiny", "transformer"):
@@ -65,19 +62,21 @@ def test_registry_help_lists_everything_registered():
      "t2t-trainer: error: flag --schedule=trian: value should be one of <train|"),
 ])
 def test_user_errors_are_one_line(args, message):
-  code, _, err = run("t2t-trainer", *args)
+  code, _, err = status_and_output("t2t-trainer", *args)
   assert code == 2
   assert error_line(err).startswith(message)
   assert "Traceback" not in err
 
 
 def test_tensor2tensors_schedule_and_xla_flag_names(tmp_path):
-  code, _, err = run("t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=10",
-                     "--schedule=continuous_train_and_eval", "--xla_compile", "--summary")
+  code, _, err = status_and_output(
+      "t2t-trainer", "--hparams_set=transformer_base", "--vocab_size=10",
+      "--schedule=continuous_train_and_eval", "--xla_compile", "--summary")
   assert code == 0, err
-  code, _, err = run("t2t-trainer", "--problem=translate_from_files", f"--data_dir={tmp_path}",
-                     f"--output_dir={tmp_path / 'run'}", "--hparams_set=transformer_test_small",
-                     "--xla", "--noxla_compile")
+  code, _, err = status_and_output(
+      "t2t-trainer", "--problem=translate_from_files", f"--data_dir={tmp_path}",
+      f"--output_dir={tmp_path / 'run'}", "--hparams_set=transformer_test_small",
+      "--xla", "--noxla_compile")
   assert code == 2 and "Traceback" not in err
   assert error_line(err) == ("t2t-trainer: error: --xla and --xla_compile (tensor2tensor's "
                              "name for it) disagree; give one")
@@ -93,10 +92,11 @@ def test_usr_dir_adds_an_hparams_set(tmp_path):
       "@HPARAMS.register\n"
       "def my_tiny_one_layer():\n"
       "  return replace(transformer_tiny(), num_hidden_layers=1)\n")
-  code, out, _ = run("t2t-trainer", f"--t2t_usr_dir={package}", "--registry_help")
+  code, out, _ = status_and_output("t2t-trainer", f"--t2t_usr_dir={package}", "--registry_help")
   assert code == 0 and "my_tiny_one_layer" in out
-  code, out, _ = run("t2t-trainer", f"--t2t_usr_dir={package}", "--vocab_size=100",
-                     "--hparams_set=my_tiny_one_layer", "--summary")
+  code, out, _ = status_and_output(
+      "t2t-trainer", f"--t2t_usr_dir={package}", "--vocab_size=100",
+      "--hparams_set=my_tiny_one_layer", "--summary")
   assert code == 0 and "encoder/layer_1" not in out and "encoder/layer_0" in out
 
 

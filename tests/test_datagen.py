@@ -12,7 +12,7 @@ import textwrap
 import pytest
 import tensorflow as tf
 
-from commands import call, run as run_process
+from commands import run as run_process, status_and_output
 from t2t_lite.data import datagen, encoding, records
 from t2t_lite.data.problem import Drop, Sources, TextPairProblem
 from t2t_lite.errors import UserError
@@ -21,12 +21,6 @@ from t2t_lite.hparams import HParams
 
 PROBLEM = "translate_from_files"
 TRAIN_LINES = 2000
-
-
-def run(tool, *args):
-  """`tool ARGS` in this process -> (exit status, stdout, stderr)."""
-  result = call(tool, *args)
-  return result.returncode, result.stdout, result.stderr
 
 
 def tool_lines(stderr, tool):
@@ -48,12 +42,13 @@ def europarl(shared_data, tmp_path_factory):
   europarl = os.path.join(shared_data, "europarl", "europarl-v7.de-en.first20k")
   news = os.path.join(shared_data, "wmt14", "newstest2013")
   data_dir = str(tmp / "data")
-  code, out, err = run("t2t-datagen", f"--problem={PROBLEM}", f"--data_dir={data_dir}",
-                       f"--tmp_dir={tmp / 'tmp'}",
-                       f"--train_source={head(europarl + '.en', TRAIN_LINES, tmp / 'train.en')}",
-                       f"--train_target={head(europarl + '.de', TRAIN_LINES, tmp / 'train.de')}",
-                       f"--dev_source={news}.en", f"--dev_target={news}.de",
-                       "--vocab_size=4000")
+  code, out, err = status_and_output(
+      "t2t-datagen", f"--problem={PROBLEM}", f"--data_dir={data_dir}",
+      f"--tmp_dir={tmp / 'tmp'}",
+      f"--train_source={head(europarl + '.en', TRAIN_LINES, tmp / 'train.en')}",
+      f"--train_target={head(europarl + '.de', TRAIN_LINES, tmp / 'train.de')}",
+      f"--dev_source={news}.en", f"--dev_target={news}.de",
+      "--vocab_size=4000")
   assert code == 0, err
   return data_dir, out, news
 
@@ -242,7 +237,7 @@ def test_a_killed_run_leaves_no_trusted_shard_and_a_later_run_recovers(tmp_path)
 def test_bad_input_gives_one_line(tmp_path, args, message):
   (tmp_path / "a").write_text("1\n2\n3\n")
   (tmp_path / "b").write_text("1\n2\n")
-  code, _, err = run("t2t-datagen", *(a.format(tmp=tmp_path) for a in args))
+  code, _, err = status_and_output("t2t-datagen", *(a.format(tmp=tmp_path) for a in args))
   lines = tool_lines(err, "t2t-datagen")
   assert code == 2 and "Traceback" not in err
   assert len(lines) == 1 and lines[0].startswith(message.format(tmp=tmp_path))
@@ -283,10 +278,11 @@ def test_the_records_are_the_same_bytes_with_one_process_or_two(shared_data, tmp
   made = []
   for processes in (1, 2):
     data_dir = str(tmp_path / f"data{processes}")
-    code, _, err = run("t2t-datagen", f"--problem={PROBLEM}", f"--data_dir={data_dir}",
-                       f"--train_source={source}", f"--train_target={target}",
-                       "--vocab_size=1000", "--num_shards=4",
-                       f"--num_concurrent_processes={processes}", "--noprogress")
+    code, _, err = status_and_output(
+        "t2t-datagen", f"--problem={PROBLEM}", f"--data_dir={data_dir}",
+        f"--train_source={source}", f"--train_target={target}",
+        "--vocab_size=1000", "--num_shards=4",
+        f"--num_concurrent_processes={processes}", "--noprogress")
     assert code == 0, err[-3000:]
     made.append(train_and_marker(data_dir))
   (files, marker), (parallel_files, parallel_marker) = made

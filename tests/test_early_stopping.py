@@ -8,9 +8,21 @@ import numpy as np
 import pytest
 
 from commands import call, error_line, one_line_error
+from helpers import listed_steps
 from tiny_runs import TINY_HPARAMS, copy_run, tiny_run
 from t2t_lite.training.config import TrainConfig
-from t2t_lite.training.early_stopping import choose_metric, stop_step
+from t2t_lite.training.early_stopping import Patience, choose_metric
+
+
+def stop_step(evaluations, steps, delta, minimize):
+  """The step at which `Patience` stops a run whose evaluations give these (step, value)
+  pairs, in order; None when it would not stop."""
+  rule = Patience(steps, delta, minimize)
+  for step, value in evaluations:
+    rule.observe(step, value)
+    if rule.stop_reason(step, "metric"):
+      return step
+  return None
 
 
 @pytest.mark.parametrize("evaluations, steps, delta, minimize, expected", [
@@ -137,12 +149,6 @@ def scripted_training(monkeypatch, data_dir, output_dir, losses, *flags):
   output = result.stdout + result.stderr
   assert result.returncode == 0, output[-3000:]
   return output, script
-
-
-def listed_steps(output_dir):
-  import tensorflow as tf
-  state = tf.train.get_checkpoint_state(str(output_dir))
-  return [int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths]
 
 
 def best_record(output_dir):

@@ -17,7 +17,7 @@ from t2t_lite.data.vocabulary import Vocabulary
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias
 from t2t_lite.layers.encoder import apply_final_norm
 from t2t_lite.models.transformer import shift_right
-from t2t_lite.visualization.heatmap import heatmap_figure, heatmap_png, heatmap_pngs
+from t2t_lite.visualization.heatmap import heatmap_figure, heatmap_pngs
 
 KINDS = ("encoder", "decoder", "memory")
 
@@ -116,7 +116,7 @@ def test_heatmap_has_its_tokens_on_the_axes_and_a_title():
   image = axis.images[0]
   np.testing.assert_array_equal(image.get_array(), weights)
   assert image.get_clim() == (0.0, 1.0)
-  png = heatmap_png(weights, rows, columns, title="t", row_axis="r", column_axis="c")
+  png = next(heatmap_pngs([("t", weights)], rows, columns, row_axis="r", column_axis="c"))
   assert tf.io.decode_png(png).shape[-1] in (3, 4)
   with pytest.raises(ValueError, match="3 column tokens"):
     heatmap_figure(weights.T, rows, columns, title="t", row_axis="r", column_axis="c")

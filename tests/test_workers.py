@@ -13,8 +13,9 @@ import time
 import pytest
 
 from commands import call, error_line
+from helpers import listed_steps
 from replica_runs import (NO_DROPOUT, assert_same_losses, copy_stopped_at, finish, latest_step,
-                          learning_rates, leftovers, listed_steps, losses, scalars,
+                          learning_rates, leftovers, losses, scalars,
                           start_workers, train_here, train_workers, trainer_argv,
                           wait_for_a_checkpoint, worker_environments)
 from slurm_cluster import one_node_slurm

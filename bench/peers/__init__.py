@@ -2,6 +2,8 @@
 
   torch_transformer.py      PyTorch's nn.Transformer: training, cached and uncached decoding
   keras_hub_transformer.py  keras-hub's TransformerEncoder/TransformerDecoder layers: training
+  torch_cached_decoding.py  the PyTorch peer's cached greedy and beam decoding on any device
+  torch_gpu_training.py     the PyTorch peer's training step: bfloat16 autocast, fused Adam, compile
 """
 
 import importlib.util

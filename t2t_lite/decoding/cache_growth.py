@@ -37,20 +37,19 @@ def doubling_capacities(max_decode_length, first=FIRST_CAPACITY):
   return tuple(capacities) + (max_decode_length,)
 
 
-def while_growing(cond, body, state, growth, while_loop=ops.while_loop):
-  """`while_loop(cond, body, (state,))` over `growth`'s segments -> the final state.
+def while_growing(cond, body, state, growth):
+  """`ops.while_loop(cond, body, (state,))` over `growth`'s segments -> the final state.
 
   state: a NamedTuple with `step` (the position the next iteration writes) and `cache`;
-  growth: a `CacheGrowth`, or None: one loop over a cache allocated whole;
-  while_loop: `ops.while_loop`, or a loop of the same signature (retiring.py's).
+  growth: a `CacheGrowth`, or None: one loop over a cache allocated whole.
   """
   if growth is None:
-    return while_loop(cond, body, (state,))[0]
+    return ops.while_loop(cond, body, (state,))[0]
   for segment, capacity in enumerate(growth.capacities):
     if segment:
       state = state._replace(cache=growth.grow(state.cache, capacity))
 
     def within(s, capacity=capacity):
       return ops.logical_and(ops.less(s.step, capacity), cond(s))
-    (state,) = while_loop(within, body, (state,))
+    (state,) = ops.while_loop(within, body, (state,))
   return state

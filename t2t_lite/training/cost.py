@@ -82,11 +82,6 @@ TRUSTED_MEASUREMENTS = 3
 _measured_in_this_process = False
 
 
-def cpu_peak_flops(achieved_flops=None):
-  """This machine's float32 matmul peak in FLOP/s (`cpu_peak` without its description)."""
-  return cpu_peak(achieved_flops)[0]
-
-
 def cpu_peak(achieved_flops=None):
   """(This machine's float32 matmul peak, where it came from).
 

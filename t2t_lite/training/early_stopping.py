@@ -60,17 +60,6 @@ class Patience:
             f"--eval_early_stopping_steps={self.steps} steps")
 
 
-def stop_step(evaluations, steps, delta, minimize):
-  """The step at which `Patience` stops a run whose evaluations give these (step, value)
-  pairs, in order; None when it would not stop."""
-  rule = Patience(steps, delta, minimize)
-  for step, value in evaluations:
-    rule.observe(step, value)
-    if rule.stop_reason(step, "metric"):
-      return step
-  return None
-
-
 def choose_metric(config, decoded_metric):
   """(name, minimize) of the metric to watch per config's --eval_early_stopping_* flags.
 

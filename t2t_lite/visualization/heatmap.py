@@ -38,12 +38,6 @@ def heatmap_figure(weights, rows, columns, *, title, row_axis, column_axis):
   return figure
 
 
-def heatmap_png(weights, rows, columns, *, title, row_axis, column_axis):
-  """The bytes of a PNG of `heatmap_figure` (same arguments)."""
-  return next(heatmap_pngs([(title, weights)], rows, columns, row_axis=row_axis,
-                           column_axis=column_axis))
-
-
 def heatmap_pngs(titled_weights, rows, columns, *, row_axis, column_axis):
   """(title, [len(rows), len(columns)] weights) pairs that share their tokens -> the PNG
   bytes of each one's `heatmap_figure`, in order.
