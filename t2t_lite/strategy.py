@@ -10,7 +10,13 @@ from absl import logging
 import tensorflow as tf
 
 from t2t_lite.cluster import find_cluster, writes_the_run
+from t2t_lite.cores import usable_cores
 from t2t_lite.errors import UserError
+
+# Logical CPU devices a core may carry under --locally_shard_to_cpu: past it each replica's
+# share of a core is too thin for a step to end in reasonable time (1,000 replicas on 2
+# cores never reach step 1), and the setting is a slip rather than a plan.
+CPU_REPLICAS_PER_CORE = 8
 
 
 def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=True):
@@ -39,6 +45,7 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
     logging.info("%s names %d workers; this command uses this machine's devices only",
                  cluster.source, cluster.workers)
   if locally_shard_to_cpu:
+    check_cpu_replicas(worker_gpu or 1)
     return _mirrored(split_cpu(worker_gpu or 1))
   gpus = tf.config.list_logical_devices("GPU")
   if worker_gpu and worker_gpu > len(gpus) and not (worker_gpu == 1 and not gpus):
@@ -57,6 +64,17 @@ def _mirrored(devices):
   if len(devices) == 1:
     return tf.distribute.OneDeviceStrategy(devices[0])
   return tf.distribute.MirroredStrategy(devices)
+
+
+def check_cpu_replicas(count, cores=None):
+  """UserError when `count` replicas on logical devices of the CPU are more than
+  CPU_REPLICAS_PER_CORE a core of this process's `cores` (default: `usable_cores()`)."""
+  cores = cores or usable_cores()
+  bound = CPU_REPLICAS_PER_CORE * cores
+  if count > bound:
+    raise UserError(f"--worker_gpu={count} with --locally_shard_to_cpu: more replicas than "
+                    f"this machine's bound of {bound} ({CPU_REPLICAS_PER_CORE} a core, "
+                    f"{cores} core(s)); pass --worker_gpu={bound} or fewer")
 
 
 def split_cpu(count):

@@ -96,3 +96,34 @@ def test_a_lost_worker_is_one_line_naming_it(monkeypatch):
   assert str(lost_worker_error(error, "RUN/ckpt-40")) == (
       "lost worker 1 (10.0.0.2:2222) of this run (Connection reset by peer); restart every "
       "worker with the same command to resume from RUN/ckpt-40")
+
+
+def test_more_cpu_replicas_than_the_cores_carry_are_refused_in_one_line():
+  from t2t_lite.strategy import CPU_REPLICAS_PER_CORE, check_cpu_replicas
+  check_cpu_replicas(2 * CPU_REPLICAS_PER_CORE, cores=2)  # At the bound: accepted.
+  assert one_line_error(lambda: check_cpu_replicas(1000, cores=2)) == (
+      f"--worker_gpu=1000 with --locally_shard_to_cpu: more replicas than this machine's "
+      f"bound of {2 * CPU_REPLICAS_PER_CORE} ({CPU_REPLICAS_PER_CORE} a core, 2 core(s)); "
+      f"pass --worker_gpu={2 * CPU_REPLICAS_PER_CORE} or fewer")
+
+
+def test_make_strategy_refuses_cpu_replicas_past_the_bound_before_splitting_the_cpu():
+  from t2t_lite.cores import usable_cores
+  from t2t_lite.strategy import CPU_REPLICAS_PER_CORE
+  too_many = CPU_REPLICAS_PER_CORE * usable_cores() + 1
+  message = one_line_error(lambda: make_strategy(worker_gpu=too_many,
+                                                 locally_shard_to_cpu=True))
+  assert message.startswith(f"--worker_gpu={too_many} with --locally_shard_to_cpu: more "
+                            f"replicas than this machine's bound")
+
+
+def test_the_trainer_refuses_cpu_replicas_past_the_bound_in_one_line(tmp_path):
+  from commands import call
+  result = call("t2t-trainer", "--problem=translate_from_files", f"--data_dir={tmp_path}",
+                f"--output_dir={tmp_path / 'run'}", "--hparams_set=transformer_test_small",
+                "--worker_gpu=100000",
+                "--locally_shard_to_cpu")
+  assert result.returncode == 2, result.stderr[-2000:]
+  assert result.stderr.strip().splitlines()[-1].startswith(
+      "t2t-trainer: error: --worker_gpu=100000 with --locally_shard_to_cpu: more replicas")
+  assert not (tmp_path / "run").exists()
