@@ -59,8 +59,10 @@ def main(argv):
     hparams, line = auto_hparams.for_run(registry.hparams_for(args.hparams_set), problem,
                                          args.data_dir, config, args.hparams)
     print(line, flush=True)
+  from t2t_lite.data.damaged_records import naming_damaged_records
   from t2t_lite.training.trainer import train  # Heavy: only when training.
-  train(problem, hparams, config, args.data_dir)
+  with naming_damaged_records(problem.name, args.data_dir, ("train", "dev")):
+    train(problem, hparams, config, args.data_dir)
   return 0
 
 

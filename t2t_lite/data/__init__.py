@@ -22,4 +22,5 @@ What t2t-datagen writes:
 Reading batches:
   pipeline.py      the tf.data pipeline: shards of records -> shuffled, filtered batches.
   batching.py      token-based batching in length buckets, as tensor2tensor does it.
+  damaged_records.py  a truncated or altered record file named in one line, wherever read.
 """

@@ -9,6 +9,7 @@ has one (parsing: bracket F1), else with sacreBLEU, cased: its `decoding_metric_
 import tensorflow as tf
 
 from t2t_lite.data import records
+from t2t_lite.data.damaged_records import naming_damaged_records
 from t2t_lite.metrics.bleu import sacre_bleu
 
 
@@ -30,9 +31,10 @@ class DevDecoding:
     examples = records.parse_dataset(tf.data.TFRecordDataset(list(files)),
                                      deterministic=True).take(sentences)
     sources, references = [], []
-    for example in examples:
-      sources.append(_text(translator.input_vocab, example["inputs"]))
-      references.append(_text(translator.target_vocab, example["targets"]))
+    with naming_damaged_records(problem.name, data_dir, ["dev"]):
+      for example in examples:
+        sources.append(_text(translator.input_vocab, example["inputs"]))
+        references.append(_text(translator.target_vocab, example["targets"]))
     return cls(problem, translator, sources, references)
 
   def evaluate(self):
