@@ -139,7 +139,7 @@ def offline_rows(run_dir, export_dir, ct2_dir, sentences):
 SERVER_FLAGS = (f"--max_batch_size={BATCH_SIZE}", "--batch_timeout_micros=1000",
                 "--max_enqueued_batches=8")
 # Batch threads: the SavedModel's server decodes two batches at once (one per core; a second
-# batch starts only when full: t2t_lite/serving/batching.py); the run directory's, one.
+# batch starts only when full: t2t_lite/serving/request_batching.py); the run directory's, one.
 SAVED_MODEL_THREADS, RUN_THREADS = 2, 1
 
 

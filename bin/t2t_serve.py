@@ -15,7 +15,7 @@ a SavedModel's are t2t-decoder's for the settings it was exported with.
 Sentences of concurrent requests are decoded together: --max_batch_size,
 --batch_timeout_micros, --max_enqueued_batches and --num_batch_threads are TensorFlow
 Serving's batching settings, with its meanings and one rule more: beside a batch being
-decoded, another starts only when full (t2t_lite.serving.batching). The API, its
+decoded, another starts only when full (t2t_lite.serving.request_batching). The API, its
 limits and its status codes: t2t_lite.serving.rest_api; the page at / translates a sentence
 and draws its attention maps. --max_connections, --idle_timeout_seconds and
 --body_timeout_seconds bound the connections (t2t_lite.serving.connections). SIGTERM stops
@@ -90,7 +90,7 @@ def main(argv):
     raise UserError("t2t-serve needs the aiohttp package, which is not installed; run pip "
                     "install -e \".[serve]\" in the checkout's .venv") from None
   from t2t_lite.cores import usable_cores
-  from t2t_lite.serving.batching import BatchingSettings
+  from t2t_lite.serving.request_batching import BatchingSettings
   from t2t_lite.serving.connections import ConnectionLimits, default_max_connections
   from t2t_lite.serving.opening import model_source
   from t2t_lite.serving.predict_body import Limits

@@ -55,7 +55,7 @@ def load_while_training(path):
 def steps_trained(run_dir):
   """The step of the run's last checkpoint."""
   from t2t_lite.run.checkpoints import checkpoint_paths  # TensorFlow: only here.
-  from t2t_lite.run.layout import checkpoint_step
+  from t2t_lite.run.run_layout import checkpoint_step
   return checkpoint_step(checkpoint_paths(run_dir)[-1])
 
 

@@ -9,7 +9,7 @@ Refused:
     points to);
   - one of the command's inputs;
   - a file or folder of a run directory or a data directory that another command writes
-    (by name: `t2t_lite.run.layout.run_entry`, `t2t_lite.data.layout.data_entry`), e.g.
+    (by name: `t2t_lite.run.run_layout.run_entry`, `t2t_lite.data.layout.data_entry`), e.g.
     RUN/hparams.json, RUN/ckpt-60.index, DATA/vocab.*.model, or a path inside one; a new
     file of the user's beside them (RUN/test.out.de) is fine;
   - a path inside a run's best/, which its training replaces whole at the next better
@@ -29,7 +29,7 @@ from t2t_lite.data.layout import data_entry, is_data_directory
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import TEMP_SUFFIX
 from t2t_lite.files.no_follow import linked, new_file
-from t2t_lite.run.layout import BEST_RECORD, REPLACED_WHOLE, is_run_directory, run_entry
+from t2t_lite.run.run_layout import BEST_RECORD, REPLACED_WHOLE, is_run_directory, run_entry
 
 
 def check_output_file(path, flag, inputs=()):

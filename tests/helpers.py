@@ -46,7 +46,7 @@ def read_all(problem, data_dir, split, training, **fields):
 def listed_steps(output_dir):
   """The steps of the checkpoints a run's state file lists, oldest first."""
   from t2t_lite.run.checkpoints import checkpoint_paths
-  from t2t_lite.run.layout import checkpoint_step
+  from t2t_lite.run.run_layout import checkpoint_step
   return [checkpoint_step(path) for path in checkpoint_paths(output_dir)]
 
 

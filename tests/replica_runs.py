@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from commands import call, command_path, environment, run, start
 from t2t_lite.run.checkpoints import checkpoint_paths, write_state
-from t2t_lite.run.layout import checkpoint_step
+from t2t_lite.run.run_layout import checkpoint_step
 from t2t_lite.training.curves import read_scalar_events
 
 # transformer_test_small without dropout: runs with other replica counts then compute the

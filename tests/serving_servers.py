@@ -16,10 +16,10 @@ from built_once import built_once
 from commands import call as call_command
 from tiny_runs import TINY_SERVING, tiny_run, tiny_text
 
-from t2t_lite.serving.batching import Batcher, BatchingSettings
+from t2t_lite.serving.request_batching import Batcher, BatchingSettings
 from t2t_lite.serving.connections import ConnectionLimits, Connections
-from t2t_lite.serving.metrics import parse
-from t2t_lite.serving.page import page_html
+from t2t_lite.serving.server_metrics import parse
+from t2t_lite.serving.translation_page import page_html
 from t2t_lite.serving.predict_body import Limits
 from t2t_lite.serving.rest_api import ServerState
 from t2t_lite.serving.server import Listening

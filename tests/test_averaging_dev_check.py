@@ -12,7 +12,7 @@ import pytest
 from commands import call
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths, write_only_checkpoint, write_state
-from t2t_lite.run.layout import AVERAGE_MARKER
+from t2t_lite.run.run_layout import AVERAGE_MARKER
 from t2t_lite.training.dev_decoding import DevDecoding
 from tiny_runs import copy_run, learned_tiny_run
 

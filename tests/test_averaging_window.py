@@ -8,7 +8,7 @@ import pytest
 
 from commands import call, one_line_error
 from helpers import edit_json
-from t2t_lite.run.layout import AVERAGE_MARKER, RUN_FILE, checkpoint_step
+from t2t_lite.run.run_layout import AVERAGE_MARKER, RUN_FILE, checkpoint_step
 from t2t_lite.training.checkpoint_choice import CheckpointChoice
 from tiny_runs import truncate
 

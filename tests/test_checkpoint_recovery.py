@@ -16,7 +16,7 @@ from t2t_lite.run import Run
 from t2t_lite.run import checkpoints as checkpoints_module
 from t2t_lite.run import description as run_dir
 from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths, restore_newest
-from t2t_lite.run.layout import AVERAGE_MARKER
+from t2t_lite.run.run_layout import AVERAGE_MARKER
 from t2t_lite.training.averaging import average_checkpoints
 from t2t_lite.training.checkpoint_choice import CheckpointChoice
 from t2t_lite.training.evaluation import perplexity

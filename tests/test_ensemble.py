@@ -9,7 +9,7 @@ import pytest
 
 from commands import call, error_line, one_line_error
 from model_fixtures import SMALL, VOCAB, small_model
-from t2t_lite.decoding.ensemble import EnsembleModel
+from t2t_lite.decoding.ensemble_model import EnsembleModel
 from t2t_lite.decoding.lengths import EOS_ID
 from t2t_lite.decoding.model_decoding import decode_ids, trim_after_eos
 from t2t_lite.decoding.scoring import pair_losses

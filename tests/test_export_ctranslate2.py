@@ -19,7 +19,7 @@ from model_fixtures import VARIANTS, VOCAB, small_model
 from t2t_lite.export.ctranslate2 import (check_expressible, import_ctranslate2, save_spec,
                                          transformer_spec)
 from t2t_lite.models.building import build
-from t2t_lite.run.layout import EXPORT_MARKER
+from t2t_lite.run.run_layout import EXPORT_MARKER
 from tiny_runs import copy_run, tiny_run, tiny_text
 
 # Every variant but unequal key and value depths (one depth per head in CTranslate2),

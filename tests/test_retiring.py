@@ -11,7 +11,7 @@ from decoding_fakes import VOCAB, random_table, run, table
 from model_fixtures import SENTENCES, small_model, untrained_parser
 from t2t_lite.decoding.beam_search import beam_search
 from t2t_lite.decoding.decode_hparams import DecodeHParams
-from t2t_lite.decoding.ensemble import EnsembleModel
+from t2t_lite.decoding.ensemble_model import EnsembleModel
 from t2t_lite.decoding.model_decoding import decode_ids
 from t2t_lite.decoding.retiring import retiring_beam_search
 from t2t_lite.decoding.token_counts import CountRule, rule_tables

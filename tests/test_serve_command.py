@@ -12,7 +12,7 @@ import pytest
 
 from commands import call, error_line, read_until, start
 from serving_servers import call as http_call
-from t2t_lite.serving.metrics import parse
+from t2t_lite.serving.server_metrics import parse
 from tiny_runs import tiny_export, tiny_text
 
 SENTENCES = [line.split("\t")[0] for line in tiny_text(3, offset=5000).splitlines()]

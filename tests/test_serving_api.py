@@ -10,7 +10,7 @@ import time
 import pytest
 
 from serving_servers import SENTENCES, Held, ServerThread, predict_decoders_lines, same_answers
-from t2t_lite.serving.batching import BatchingSettings
+from t2t_lite.serving.request_batching import BatchingSettings
 from t2t_lite.serving.predict_body import Limits
 from t2t_lite.serving.saved_model_served import ServedSavedModel
 from tiny_runs import tiny_export

@@ -1,4 +1,4 @@
-"""t2t-serve's dynamic batching (t2t_lite.serving.batching), on a decoder that records its
+"""t2t-serve's dynamic batching (t2t_lite.serving.request_batching), on a decoder that records its
 batches: gathering, sorting by length, each request's order, the bounded queue, a failing
 batch, a caller that left."""
 
@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from t2t_lite.serving.batching import Batcher, BatchFailed, BatchingSettings, QueueFull
-from t2t_lite.serving.metrics import Metrics
+from t2t_lite.serving.request_batching import Batcher, BatchFailed, BatchingSettings, QueueFull
+from t2t_lite.serving.server_metrics import Metrics
 
 LONG = 60_000_000  # A batch timeout (microseconds) no test waits for.
 
@@ -156,7 +156,7 @@ def test_a_draining_batcher_decodes_what_waits_without_waiting_to_fill():
 
 def test_beside_a_batch_being_decoded_only_a_full_one_starts():
   """Two threads: a batch that is not full waits while the other thread decodes (on a CPU
-  the two would share the cores: batching.py's doc), a full one starts beside it."""
+  the two would share the cores: request_batching.py's doc), a full one starts beside it."""
   async def test(batcher, recorder):
     first = await held_first(batcher, recorder, "first")
     partial = submit(batcher, "p")

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from serving_servers import TIMEOUT, Held, ServerThread, answer_on
-from t2t_lite.serving.batching import BatchingSettings
+from t2t_lite.serving.request_batching import BatchingSettings
 from t2t_lite.serving.connections import ConnectionLimits
 from t2t_lite.serving.served_model import ServedModel, output
 

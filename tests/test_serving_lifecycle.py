@@ -14,7 +14,7 @@ import pytest
 from commands import call, error_line, start
 from serving_servers import answer_on
 from serving_servers import call as http_call
-from t2t_lite.serving.metrics import parse
+from t2t_lite.serving.server_metrics import parse
 from t2t_lite.serving.opening import model_source
 from t2t_lite.serving.rest_api import check_model_name
 from tiny_runs import tiny_export

@@ -12,7 +12,7 @@ import tempfile
 import pytest
 
 from serving_servers import SENTENCES, ServerThread, predict_decoders_lines
-from t2t_lite.serving.batching import BatchingSettings
+from t2t_lite.serving.request_batching import BatchingSettings
 from t2t_lite.serving.run_served import ServedRuns
 from tiny_runs import TINY_SERVING, tiny_run
 

@@ -18,7 +18,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.registry import HPARAMS
 from t2t_lite.run import checkpoints
 from t2t_lite.run.checkpoints import checkpoint_paths
-from t2t_lite.run.layout import checkpoint_step
+from t2t_lite.run.run_layout import checkpoint_step
 from t2t_lite.training import evaluation, stop_requests, train_step, trainer
 from t2t_lite.training.config import TrainConfig
 from t2t_lite.training.stop_requests import StoppedBySignal

@@ -7,7 +7,7 @@ The searches and what they decode:
   greedy.py          the argmax at every step, over the same step callback and cache.
   lengths.py         what both share: per-example limits, the forced EOS, the length penalty.
   model_decoding.py  a `Transformer` plugged in: encode, build the cache, search, trim.
-  ensemble.py        several models as one: the mean of their probabilities at each step.
+  ensemble_model.py  several models as one: the mean of their probabilities at each step.
   mbr.py             a finished beam ranked by minimum Bayes risk (expected sentence BLEU).
   cache_growth.py    caches that grow with the search, so that a step costs what it uses.
   growing_loop.py    the same growth within one loop, its body traced once (no XLA).

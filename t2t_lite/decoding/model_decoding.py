@@ -60,7 +60,7 @@ def decode_ids(model, inputs, *, beam_size, alpha, extra_length, max_decode_leng
 
   Args:
     model: a `Transformer` (t2t_lite.models.transformer), or an `EnsembleModel` of several
-      (ensemble.py). On the JAX backend its weights must exist first (loaded, or one
+      (ensemble_model.py). On the JAX backend its weights must exist first (loaded, or one
       call): the search loop is traced.
     inputs: [batch, s] int32 ids, 0 = padding; s must be static (a Python int).
     beam_size: 1 for greedy decoding, else the beam width.

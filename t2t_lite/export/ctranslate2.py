@@ -168,7 +168,7 @@ def export_ctranslate2(output_dir, export_dir=None, checkpoint_path=None, quanti
   """
   from t2t_lite.output_paths import check_output_directory
   from t2t_lite.run import Run  # TensorFlow: after the checks that need none.
-  from t2t_lite.run.layout import EXPORT_MARKER, ctranslate2_dir
+  from t2t_lite.run.run_layout import EXPORT_MARKER, ctranslate2_dir
   import_ctranslate2()
   check_quantization(quantization)
   run = Run.read(output_dir)

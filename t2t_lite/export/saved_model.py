@@ -50,7 +50,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import replacing_directory
 from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
-from t2t_lite.run.layout import EXPORT_DIR, EXPORT_MARKER
+from t2t_lite.run.run_layout import EXPORT_DIR, EXPORT_MARKER
 
 
 class Exported(tf.Module):

@@ -7,7 +7,7 @@
                                the digests of what the run depends on (`digests`)
     RUN/vocab.*.model          copies of the problem's vocabulary
 
-(the whole layout: `t2t_lite.run.layout`).
+(the whole layout: `t2t_lite.run.run_layout`).
 
 The decoder and exporter read these (through `t2t_lite.run.Run`), so a user
 never repeats training flags.
@@ -29,7 +29,7 @@ from t2t_lite.hparams import HParams
 from t2t_lite.models.size import check_model_fits
 from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import checkpoint_paths, write_only_checkpoint
-from t2t_lite.run.layout import HISTORY_FILE, HPARAMS_FILE, RUN_FILE
+from t2t_lite.run.run_layout import HISTORY_FILE, HPARAMS_FILE, RUN_FILE
 
 
 @dataclasses.dataclass(frozen=True)

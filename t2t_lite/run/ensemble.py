@@ -9,16 +9,16 @@
 The runs must be of one problem, with the same input and target vocabularies
 (the SentencePiece files' contents, compared piece by piece): a one-line UserError
 names the first that differs. The step's distribution is the mean of the members'
-(`t2t_lite.decoding.ensemble`); the problem's decoding defaults, its count rule and
+(`t2t_lite.decoding.ensemble_model`); the problem's decoding defaults, its count rule and
 every --decode_hparams setting apply as for one run. Runs of both directions
 (hparams right_to_left) together: the left-to-right ones search, and all of them
 rerank the beam (`t2t_lite.decoding.rerank`).
 """
 
-from t2t_lite.decoding.ensemble import EnsembleModel
+from t2t_lite.decoding.ensemble_model import EnsembleModel
 from t2t_lite.errors import UserError
 from t2t_lite.models import size
-from t2t_lite.run.run import Run
+from t2t_lite.run.run_directory import Run
 from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import make_strategy
 

@@ -9,12 +9,12 @@ What is served:
   ctranslate2_served.py   a CTranslate2 export, in this process.
 
 How it is served:
-  batching.py             dynamic batching with TensorFlow Serving's settings.
+  request_batching.py     dynamic batching with TensorFlow Serving's settings.
   predict_body.py         a :predict body -> sentences; outputs -> the answer; the limits.
   rest_api.py             the REST paths, status codes and errors (aiohttp).
   connections.py          how many connections, how long each may wait; unparsable HTTP.
-  metrics.py              Prometheus's text: requests, batches, queue, memory.
-  page.py                 the page at / (page.html): a sentence, its translation, n-best
+  server_metrics.py       Prometheus's text: requests, batches, queue, memory.
+  translation_page.py     the page at / (page.html): a sentence, its translation, n-best
                           and attention maps.
   attention_pictures.py   the page's attention maps: t2t-visualize's heat maps.
   server.py               the process: listen, load and warm up, drain on SIGTERM

@@ -1,10 +1,10 @@
 """TensorFlow Serving's REST API on aiohttp, with the page at / and Prometheus's metrics.
 
-  GET  /                                       the page (page.py)
+  GET  /                                       the page (translation_page.py)
   GET  /v1/models/NAME[/versions/N]            the model's status: LOADING, then AVAILABLE
   GET  /v1/models/NAME[/versions/N]/metadata   its serving_default signature
   POST /v1/models/NAME[/versions/N]:predict    sentences in, translations out (predict_body.py)
-  GET  /monitoring/prometheus/metrics          the counters of metrics.py
+  GET  /monitoring/prometheus/metrics          the counters of server_metrics.py
   POST /page/attention                         {"sentence", "target"} -> the page's maps
 
 Status codes: 400 for a request predict_body.py refuses, a verb other than :predict, or
@@ -34,9 +34,9 @@ from aiohttp import web
 
 from t2t_lite.errors import UserError
 from t2t_lite.serving import attention_pictures
-from t2t_lite.serving.batching import BatchFailed, QueueFull
+from t2t_lite.serving.request_batching import BatchFailed, QueueFull
 from t2t_lite.serving.connections import Connections
-from t2t_lite.serving.metrics import Metrics
+from t2t_lite.serving.server_metrics import Metrics
 from t2t_lite.serving.predict_body import (BadRequest, check_sentence, parse_json_object,
                                            parse_predict, predict_answer)
 from t2t_lite.serving.served_model import signature_def

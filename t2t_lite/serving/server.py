@@ -26,9 +26,9 @@ import threading
 from aiohttp import web
 
 from t2t_lite.errors import UserError
-from t2t_lite.serving.batching import Batcher, BatchingSettings
+from t2t_lite.serving.request_batching import Batcher, BatchingSettings
 from t2t_lite.serving.connections import ConnectionLimits, Connections, listen
-from t2t_lite.serving.page import page_html
+from t2t_lite.serving.translation_page import page_html
 from t2t_lite.serving.predict_body import Limits
 from t2t_lite.serving.rest_api import ServerState, make_app
 from t2t_lite.serving.served_model import warm_up

@@ -113,7 +113,7 @@ def for_run(base, problem, data_dir, config, overrides=""):
   """transformer_auto's choice for t2t-trainer's run -> (HParams, the line to print). A run
   that has begun keeps its hparams.json (with `overrides` applied)."""
   from t2t_lite.run import description as run_files  # TensorFlow: only when training.
-  from t2t_lite.run.layout import HPARAMS_FILE
+  from t2t_lite.run.run_layout import HPARAMS_FILE
   from t2t_lite.training.cost import cpu_peak
   if run_files.has_run(config.output_dir):
     hparams = run_files.read_hparams(config.output_dir).override(overrides)

@@ -20,7 +20,7 @@ from t2t_lite.data import records
 from t2t_lite.errors import UserError
 from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import restore_checkpoint
-from t2t_lite.run.layout import RUN_FILE, checkpoint_step
+from t2t_lite.run.run_layout import RUN_FILE, checkpoint_step
 from t2t_lite.training.dev_decoding import DevDecoding
 
 GREEDY = "beam_size=1"

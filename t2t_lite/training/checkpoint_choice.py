@@ -15,7 +15,7 @@ from fractions import Fraction
 import math
 
 from t2t_lite.errors import UserError
-from t2t_lite.run.layout import checkpoint_step
+from t2t_lite.run.run_layout import checkpoint_step
 from t2t_lite.training.average_defaults import DEFAULT_WINDOW
 
 

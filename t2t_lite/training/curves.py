@@ -20,7 +20,7 @@ import numpy as np
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import atomic_write_path
 from t2t_lite.run.description import read_description
-from t2t_lite.run.layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
+from t2t_lite.run.run_layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
 
 MEAN_WINDOW = 50          # Steps in the training loss's running mean.
 # The dev decoding metrics a problem reports (`DevDecoding.evaluate`) -> their names.

@@ -26,7 +26,7 @@ from absl import logging
 from t2t_lite.cli import tensor2tensor_names
 from t2t_lite.errors import UserError
 from t2t_lite.files.json_files import check_field
-from t2t_lite.run.layout import BEST_DIR, BEST_RECORD, best_dir, checkpoint_name
+from t2t_lite.run.run_layout import BEST_DIR, BEST_RECORD, best_dir, checkpoint_name
 from t2t_lite.training import best_checkpoint
 
 # The teacher-forced metrics of every evaluation -> whether lower is better.

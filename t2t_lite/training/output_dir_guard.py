@@ -24,11 +24,11 @@ from absl import logging
 from t2t_lite.cluster import find_cluster
 from t2t_lite.files import writer_lock
 from t2t_lite.files.atomic_files import write_bytes_atomic
-from t2t_lite.run import layout
+from t2t_lite.run import run_layout
 from t2t_lite.run.checkpoints import checkpoint_paths
 
 # The run description files a start rewrites (and a failed start puts back).
-RESTORED_FILES = (layout.HPARAMS_FILE, layout.RUN_FILE, layout.HISTORY_FILE)
+RESTORED_FILES = (run_layout.HPARAMS_FILE, run_layout.RUN_FILE, run_layout.HISTORY_FILE)
 
 
 @contextlib.contextmanager

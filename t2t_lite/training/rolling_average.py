@@ -15,7 +15,7 @@ at once, with wait_minutes=0) it averages those there are, with a line saying so
 from t2t_lite.errors import UserError
 from t2t_lite.files.step_files import as_they_appear
 from t2t_lite.run.checkpoints import checkpoint_paths
-from t2t_lite.run.layout import checkpoint_step
+from t2t_lite.run.run_layout import checkpoint_step
 from t2t_lite.training.average_defaults import DEFAULT_DEV_SENTENCES
 from t2t_lite.training.average_dev_check import check_sentences
 from t2t_lite.training.averaging import average_checkpoints

@@ -24,8 +24,8 @@ from t2t_lite.optimization import build_optimizer, learning_rate_schedule
 from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths
-from t2t_lite.run.layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
-                                 check_run_directory_name)
+from t2t_lite.run.run_layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
+                                     check_run_directory_name)
 from t2t_lite.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu
 from t2t_lite.training import cost
 from t2t_lite.training.curves import Curves

@@ -25,7 +25,7 @@ from t2t_lite.run import description as run_files
 from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import (Checkpoints, UnreadableCheckpoint, checkpoint_exists,
                                       checkpoint_paths, restore_checkpoint, restore_newest)
-from t2t_lite.run.layout import check_run_directory_name
+from t2t_lite.run.run_layout import check_run_directory_name
 from t2t_lite.run.translating import Translating
 from t2t_lite.strategy import is_chief, make_strategy
 

@@ -93,7 +93,7 @@ class Batcher:
 
   decode: `decode(sentences) -> outputs` (a list, one per sentence), called in a thread.
   settings: `BatchingSettings`.
-  metrics: a `t2t_lite.serving.metrics.Metrics`, told of each batch.
+  metrics: a `t2t_lite.serving.server_metrics.Metrics`, told of each batch.
   """
 
   def __init__(self, decode, settings, metrics):
