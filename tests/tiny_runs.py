@@ -19,13 +19,14 @@ def tiny_text(lines=200, offset=0):
                  for i in range(lines))
 
 
-def tiny_data(work, vocab_size=300):
-  """A data_dir of translate_from_files from synthetic TSV text in `work`."""
+def tiny_data(work, vocab_size=300, offset=0):
+  """A data_dir of translate_from_files from synthetic TSV text in `work` (another `offset`:
+  other sentences, numbered from it)."""
   from t2t_lite.registry import PROBLEMS
   os.makedirs(work, exist_ok=True)
   for split, lines in (("train", 200), ("dev", 20)):
     with open(os.path.join(work, f"{split}.tsv"), "w", encoding="utf-8") as f:
-      f.write(tiny_text(lines))
+      f.write(tiny_text(lines, offset))
   data_dir = os.path.join(work, "data")
   PROBLEMS["translate_from_files"]().generate_data(
       data_dir, Sources(tmp_dir=work, tsv={split: os.path.join(work, f"{split}.tsv")

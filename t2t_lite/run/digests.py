@@ -27,9 +27,9 @@ def vocab_digests(vocab_paths):
   return {os.path.basename(path): file_sha256(path) for path in dict.fromkeys(vocab_paths)}
 
 
-def data_digests(data_dir, problem_name):
-  """{marker name: SHA-256} of the train split's marker in data_dir (none when absent)."""
-  path = marker_path(data_dir, problem_name, "train")
+def data_digests(data_dir, problem_name, split="train"):
+  """{marker name: SHA-256} of a split's marker in data_dir (none when absent)."""
+  path = marker_path(data_dir, problem_name, split)
   return {os.path.basename(path): file_sha256(path)} if os.path.isfile(path) else {}
 
 

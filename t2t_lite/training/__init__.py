@@ -13,6 +13,8 @@ The loop and its step:
   stop_requests.py     stopping early: a signal (SIGTERM, Ctrl-C) or --train_minutes.
   trained_time.py      the seconds a run has trained (--train_minutes' total), in checkpoints.
   lost_worker.py       the one line that ends a worker when another worker is lost.
+  worker_handshake.py  before the first step: every worker of a run checks the others' digests.
+  worker_agreement.py  what the workers must share, as digests; the line naming a difference.
   divergence.py        a loss that explodes, or ends far above where it began.
   progress.py          the progress display (StepProgress): step, loss, tokens/s, ETA.
 

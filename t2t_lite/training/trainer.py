@@ -44,6 +44,7 @@ from t2t_lite.training.train_input import TrainInput
 from t2t_lite.training.train_step import TrainStep
 from t2t_lite.training.trained_time import TrainedTime
 from t2t_lite.training.warm_start import warm_start
+from t2t_lite.training.worker_handshake import check_workers_agree
 
 
 def train(problem, hparams, config, data_dir):
@@ -74,6 +75,7 @@ def _train_under_dtype_policy(problem, hparams, config, data_dir):
 
   run = Run.create(config.output_dir, problem, hparams, data_dir, model=config.model,
                    flags=config.flags, strategy=strategy, write=False)
+  check_workers_agree(run, config, data_dir)  # Several workers: the same run, or one line.
   model = run.build_model()
   with strategy.scope():
     schedule = learning_rate_schedule(hparams, end_step=config.train_steps)
