@@ -25,7 +25,7 @@ import shutil
 import time
 
 from t2t_lite.cores import usable_cores
-from t2t_lite.data import records
+from t2t_lite.data import records, shard_bounds
 from t2t_lite.data.encoding import PairEncoder, encode_in_order
 from t2t_lite.data.report import DatagenSummary, PairProgress, SplitSummary, VocabSummary
 from t2t_lite.data.vocabulary import train_sentencepiece
@@ -69,7 +69,8 @@ def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=Non
              processes=None):
   """Writes the vocabulary and every split of `problem`; returns a `DatagenSummary`.
 
-  num_shards: the train split's file count (default: `train_shards` of its size).
+  num_shards: the train split's file count (default: `train_shards` of its size), at
+    most its pairs and what may be open at once (`shard_bounds`).
   processes: how many processes encode the records (default: one per core).
   """
   if not isinstance(vocab_size, int) or vocab_size < 1:
@@ -77,6 +78,9 @@ def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=Non
   for name, value in (("num_shards", num_shards), ("num_concurrent_processes", processes)):
     if value is not None and value < 1:
       raise UserError(f"--{name}={value} must be at least 1")
+  processes = processes or usable_cores()
+  if num_shards:  # Refused before any work where the files could not all be open.
+    shard_bounds.make_room_for(num_shards, processes)
   os.makedirs(data_dir, exist_ok=True)
   staging = os.path.join(data_dir, problem.name + TEMP_SUFFIX)
   if os.path.islink(staging) or os.path.isfile(staging):
@@ -89,9 +93,11 @@ def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=Non
                                                      progress)
     encoder = PairEncoder(*(read_bytes(path) for path in vocab_paths(problem, staging)))
     digest = vocab_digest(problem, staging)
+    if num_shards:
+      shard_bounds.check_against_pairs(num_shards, train_pairs)
     shards = dict(problem.record_shards)
     shards["train"] = num_shards or train_shards(train_pairs, shards.get("train", 1))
-    processes = processes or usable_cores()
+    shard_bounds.make_room_for(max(shards.values()), processes)
     splits = [_write_split(problem, split, staging, sources, encoder, digest,
                            shards.get(split, 1), processes, progress)
               for split in problem.splits]

@@ -1,0 +1,93 @@
+"""t2t-datagen's --num_shards bounds: at most the train pairs, at most the files this process
+may open at once (its soft limit raised up to the hard one where needed). Each refusal is one
+line, and leaves the data directory as it was."""
+
+import os
+import resource
+
+import pytest
+
+from commands import call, one_line_error
+from t2t_lite.data import records
+from t2t_lite.data.problem import Sources
+from tiny_runs import snapshot, tiny_text
+
+PROBLEM = "translate_from_files"
+PAIRS = 200
+
+
+def sources(tmp_path):
+  (tmp_path / "train.tsv").write_text(tiny_text(PAIRS), encoding="utf-8")
+  (tmp_path / "dev.tsv").write_text(tiny_text(10), encoding="utf-8")
+  return Sources(tmp_dir=str(tmp_path), tsv={split: str(tmp_path / f"{split}.tsv")
+                                             for split in ("train", "dev")})
+
+
+def generate(tmp_path, num_shards):
+  from t2t_lite.registry import PROBLEMS
+  return PROBLEMS[PROBLEM]().generate_data(str(tmp_path / "data"), sources(tmp_path),
+                                           vocab_size=300, progress=False,
+                                           num_shards=num_shards)
+
+
+@pytest.fixture
+def file_limits(monkeypatch):
+  """The open-file limits this process sees, faked: {"soft", "hard", "set": [what
+  setrlimit was given]}; setting one raises the fake soft limit."""
+  limits = {"soft": 1024, "hard": 4096, "set": []}
+
+  def setrlimit(which, values):
+    assert which == resource.RLIMIT_NOFILE
+    limits["set"].append(values)
+    limits["soft"] = values[0]
+  monkeypatch.setattr(resource, "getrlimit", lambda which: (limits["soft"], limits["hard"]))
+  monkeypatch.setattr(resource, "setrlimit", setrlimit)
+  return limits
+
+
+@pytest.mark.parametrize("num_shards, soft, hard, refusal", [
+    (0, 1024, 4096, "--num_shards=0 must be at least 1"),
+    (PAIRS + 1, 1024, 4096, f"--num_shards={PAIRS + 1} is more than the {PAIRS} train pairs "
+     f"(a file would hold no record); pass --num_shards={PAIRS} or fewer"),
+    (100_000, 1024, 4096, "--num_shards=100000: writing them needs "),
+    (5000, 1024, 4096, "--num_shards=5000: writing them needs "),
+])
+def test_num_shards_past_a_bound_is_refused_in_one_line_leaving_the_data(
+    tmp_path, file_limits, num_shards, soft, hard, refusal):
+  file_limits.update(soft=soft, hard=hard)
+  generate(tmp_path, num_shards=2)  # Earlier data, kept.
+  before = snapshot(tmp_path / "data")
+  message = one_line_error(lambda: generate(tmp_path, num_shards))
+  assert message.startswith(refusal)
+  if "open files" in message:
+    assert (f"open files at once, but this process may open at most {hard} (its hard "
+            f"limit, ulimit -Hn); pass --num_shards=") in message
+  assert snapshot(tmp_path / "data") == before
+
+
+@pytest.mark.parametrize("num_shards, soft, raised", [
+    (PAIRS, 1024, False),   # One record a file; room enough.
+    (150, 100, True),       # Past the soft limit, within the hard one: raised.
+])
+def test_num_shards_within_the_bounds_writes_them(tmp_path, file_limits, num_shards, soft,
+                                                  raised):
+  file_limits.update(soft=soft, hard=4096)
+  generate(tmp_path, num_shards)
+  info = records.read_split_info(str(tmp_path / "data"), PROBLEM, "train")
+  assert len(info.files) == num_shards and info.examples == PAIRS
+  assert bool(file_limits["set"]) == raised
+  if raised:
+    assert all(num_shards < new_soft <= 4096 for new_soft, _ in file_limits["set"])
+
+
+def test_the_command_refuses_num_shards_past_the_bounds_in_one_line(tmp_path):
+  sources(tmp_path)
+  result = call("t2t-datagen", f"--problem={PROBLEM}", f"--data_dir={tmp_path / 'data'}",
+                f"--train_tsv={tmp_path / 'train.tsv'}", "--vocab_size=300",
+                "--num_shards=100000", "--noprogress")
+  assert result.returncode == 2 and "Traceback" not in result.stderr
+  errors = [line for line in result.stderr.splitlines() if line.startswith("t2t-datagen:")]
+  assert len(errors) == 1 and errors[0].startswith(
+      "t2t-datagen: error: --num_shards=100000"), result.stderr[-2000:]
+  assert not os.path.exists(tmp_path / "data") or not [
+      name for name in os.listdir(tmp_path / "data") if name.endswith(".tfrecord")]
