@@ -16,6 +16,7 @@ What t2t-datagen writes:
   example_bytes.py  a record of ids serialized without TensorFlow (tf.train.Example's bytes).
   vocabulary.py    SentencePiece vocabularies: trained, and text <-> ids in the graph.
   records.py       TFRecords of ids: sharded atomic writing, parsing, the completion marker.
+  shard_bounds.py  how many record files a split may have: its pairs, the open-file limit.
   layout.py        a data directory's layout: every name t2t-datagen gives what it writes.
   report.py        what t2t-datagen prints: a progress line while it reads, a summary.
 
