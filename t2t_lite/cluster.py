@@ -19,6 +19,8 @@ that started the process (`srun`).
   or on its CPU: the resolver's own split of a node's GPUs among its tasks is not used
   (it overwrites what Slurm set, and fails on a node without GPUs).
 - A cluster of one worker is no cluster (None).
+- Its addresses are checked before any worker connects (`t2t_lite.cluster_addresses`), and
+  this task's place in it: each mistake one line.
 """
 
 import dataclasses
@@ -28,11 +30,10 @@ import re
 
 import tensorflow as tf
 
+from t2t_lite.cluster_addresses import GUIDE, TRAINING_JOBS, check_addresses
 from t2t_lite.errors import UserError
 
-TRAINING_JOBS = ("chief", "worker")  # The jobs of MultiWorkerMirroredStrategy.
 SLURM_PORT = 8888  # SlurmClusterResolver's first port when srun reserved none.
-GUIDE = "see docs/clusters.md"
 
 
 def writes_the_run(task_type, task_id, jobs):
@@ -119,7 +120,10 @@ def _from_tf_config():
   if cluster.workers > 1 and cluster.address is None:
     raise UserError(f"TF_CONFIG's task {{'type': {task_type!r}, 'index': {task_id}}} is not "
                     f"one of its cluster's tasks ({_listing(jobs)}); {GUIDE}")
-  return cluster if cluster.workers > 1 else None
+  if cluster.workers <= 1:
+    return None
+  check_addresses(jobs, "TF_CONFIG")
+  return cluster
 
 
 def _listing(jobs):
@@ -150,11 +154,30 @@ def _from_slurm():
     raise UserError(f"this process runs in a Slurm step of {_slurm_tasks()} tasks, but its "
                     f"SLURM_* variables do not describe them ({error}); start t2t-trainer "
                     f"with srun, or set TF_CONFIG; {GUIDE}") from None
+  _check_rank(len(jobs.get("worker", ())))
+  check_addresses(jobs, "Slurm", fix=_reserved_ports_fix())
   gpus = len(tf.config.list_physical_devices("GPU"))
   strategy_resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
       tf.train.ClusterSpec(jobs), task_type=resolver.task_type, task_id=resolver.task_id,
       num_accelerators={"GPU": gpus}, rpc_layer="grpc")
   return Cluster("Slurm", jobs, resolver.task_type, resolver.task_id, strategy_resolver)
+
+
+def _check_rank(tasks):
+  """UserError unless SLURM_PROCID is a rank of the step's `tasks` tasks."""
+  rank = os.environ.get("SLURM_PROCID", "")
+  if not (rank.isascii() and rank.isdigit() and int(rank) < tasks):
+    raise UserError(f"SLURM_PROCID={rank} is no rank of this Slurm step's {tasks} tasks "
+                    f"(0 to {tasks - 1}, as SLURM_STEP_TASKS_PER_NODE lists them); start "
+                    f"t2t-trainer with srun, or set TF_CONFIG; {GUIDE}")
+
+
+def _reserved_ports_fix():
+  """What to say after a Slurm port past 65535: where the ports come from."""
+  reserved = os.environ.get("SLURM_STEP_RESV_PORTS")
+  return (f" (the ports srun reserved for the step start at SLURM_STEP_RESV_PORTS={reserved}, "
+          f"one a task of a node: reserve ports below 65536 with slurm.conf's "
+          f"MpiParams=ports=...)" if reserved else "")
 
 
 def _slurm_port():

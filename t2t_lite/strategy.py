@@ -10,6 +10,7 @@ from absl import logging
 import tensorflow as tf
 
 from t2t_lite.cluster import find_cluster, writes_the_run
+from t2t_lite.cluster_forming import CLUSTER_TIMEOUT_SECONDS, wait_for_the_cluster
 from t2t_lite.cores import usable_cores
 from t2t_lite.errors import UserError
 
@@ -19,7 +20,8 @@ from t2t_lite.errors import UserError
 CPU_REPLICAS_PER_CORE = 8
 
 
-def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=True):
+def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=True,
+                  cluster_timeout_seconds=CLUSTER_TIMEOUT_SECONDS):
   """The strategy a command uses.
 
   - A cluster of several workers (`t2t_lite.cluster`: TF_CONFIG, or a Slurm step of
@@ -32,6 +34,8 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
     GPUs, 1 (tensor2tensor's default) means the CPU.
   across_workers: False for commands that work on this machine alone (decoding, export):
     they use its devices whatever the cluster is.
+  cluster_timeout_seconds: how long to wait for the other workers to start before
+    MultiWorkerMirroredStrategy connects them (`t2t_lite.cluster_forming`); 0: for ever.
   """
   cluster = find_cluster()
   if cluster and across_workers:
@@ -40,6 +44,7 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
                       f"naming {cluster.workers} workers, each worker trains on its own "
                       f"devices: drop the flag")
     logging.info("%s", cluster.describe())
+    wait_for_the_cluster(cluster, cluster_timeout_seconds)
     return tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=cluster.resolver)
   if cluster:
     logging.info("%s names %d workers; this command uses this machine's devices only",

@@ -156,3 +156,77 @@ def test_an_srun_step_that_does_not_describe_its_tasks_is_one_line(monkeypatch):
                             "variables do not describe them ("), message
   assert message.endswith("start t2t-trainer with srun, or set TF_CONFIG; see "
                           "docs/clusters.md")
+
+
+def tf_config(addresses, index=0, chiefs=()):
+  return json.dumps({"cluster": {"worker": addresses, **({"chief": list(chiefs)} if chiefs
+                                                          else {})},
+                     "task": {"type": "worker", "index": index}})
+
+
+@pytest.mark.parametrize("addresses, chiefs, refused", [
+    (["a:2222", "b:http"], (), "TF_CONFIG's worker 1 address 'b:http': the port 'http' is not "
+     "a number (host:port, the port 1-65535); see docs/clusters.md"),
+    (["a:2222", "b:99999"], (), "TF_CONFIG's worker 1 address 'b:99999': the port 99999 is not "
+     "in 1-65535; see docs/clusters.md"),
+    (["a:0", "b:2222"], (), "TF_CONFIG's worker 0 address 'a:0': the port 0 is not in "
+     "1-65535; see docs/clusters.md"),
+    (["a:-1", "b:2222"], (), "TF_CONFIG's worker 0 address 'a:-1': the port '-1' is not a "
+     "number (host:port, the port 1-65535); see docs/clusters.md"),
+    (["a:2222", "b"], (), "TF_CONFIG's worker 1 address 'b' is not a host:port; see "
+     "docs/clusters.md"),
+    (["a:2222", ":2222"], (), "TF_CONFIG's worker 1 address ':2222' names no host "
+     "(host:port); see docs/clusters.md"),
+    (["a:2222", "A:02222"], (), "TF_CONFIG names A:02222 for both worker 0 and worker 1: each "
+     "task needs an address of its own (another port, or another host); see docs/clusters.md"),
+    (["a:2222", "b:2222"], ["b:2222"], "TF_CONFIG names b:2222 for both chief and worker 1: "
+     "each task needs an address of its own (another port, or another host); see "
+     "docs/clusters.md"),
+    (["[::1]:2222", "[::1]:2222"], (), "TF_CONFIG names [::1]:2222 for both worker 0 and "
+     "worker 1: each task needs an address of its own (another port, or another host); see "
+     "docs/clusters.md"),
+    (["a:2222", "b:2222"], ["c:2222", "d:2222"], "TF_CONFIG names 2 chief tasks; a cluster "
+     "has at most one (make the others workers); see docs/clusters.md")])
+def test_tf_config_addresses_are_checked_before_connecting(monkeypatch, addresses, chiefs,
+                                                           refused):
+  monkeypatch.setenv("TF_CONFIG", tf_config(addresses, chiefs=chiefs))
+  assert one_line_error(find_cluster) == refused
+
+
+@pytest.mark.parametrize("task", [{"type": "master", "index": 0}, {"type": "ps", "index": 0},
+                                  {"type": "chief", "index": 0}, {"index": 0},
+                                  {"type": "worker", "index": 2}, {"type": "worker", "index": -1}])
+def test_a_task_of_no_known_type_or_past_the_count_is_one_line(monkeypatch, task):
+  monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"worker": ["a:1", "b:1"]},
+                                              "task": task}))
+  assert one_line_error(find_cluster) == (
+      f"TF_CONFIG's task {{'type': {task.get('type')!r}, 'index': {task['index']}}} is not one "
+      f"of its cluster's tasks (2 worker); see docs/clusters.md")
+
+
+def test_valid_addresses_pass(monkeypatch):
+  monkeypatch.setenv("TF_CONFIG", tf_config(["a:1", "a:65535", "[::1]:1"], chiefs=["A:2"]))
+  assert find_cluster().workers == 4
+
+
+SLURM_FIX = ("(the ports srun reserved for the step start at SLURM_STEP_RESV_PORTS={ports}, "
+             "one a task of a node: reserve ports below 65536 with slurm.conf's "
+             "MpiParams=ports=...)")
+
+
+@pytest.mark.parametrize("changes, refused", [
+    ({"SLURM_PROCID": "4"}, "SLURM_PROCID=4 is no rank of this Slurm step's 4 tasks (0 to 3, "
+     "as SLURM_STEP_TASKS_PER_NODE lists them); start t2t-trainer with srun, or set TF_CONFIG; "
+     "see docs/clusters.md"),
+    ({"SLURM_PROCID": "-1"}, "SLURM_PROCID=-1 is no rank of this Slurm step's 4 tasks (0 to 3, "
+     "as SLURM_STEP_TASKS_PER_NODE lists them); start t2t-trainer with srun, or set TF_CONFIG; "
+     "see docs/clusters.md"),
+    ({"SLURM_STEP_RESV_PORTS": "99999"}, "Slurm's worker 0 address 'node1:99999': the port "
+     f"99999 is not in 1-65535 {SLURM_FIX.format(ports=99999)}; see docs/clusters.md"),
+    ({"SLURM_STEP_RESV_PORTS": "65535-65536"}, "Slurm's worker 1 address 'node1:65536': the "
+     f"port 65536 is not in 1-65535 {SLURM_FIX.format(ports='65535-65536')}; see "
+     "docs/clusters.md")])
+def test_slurm_ranks_and_ports_are_checked_before_connecting(monkeypatch, changes, refused):
+  for name, value in dict(SLURM_STEP, **changes).items():
+    monkeypatch.setenv(name, value)
+  assert one_line_error(find_cluster) == refused

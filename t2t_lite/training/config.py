@@ -11,6 +11,7 @@ import dataclasses
 
 from t2t_lite.cli.command_line import check_choices, require, setting
 from t2t_lite.cli.shared_settings import shared
+from t2t_lite.cluster_forming import CLUSTER_TIMEOUT_SECONDS
 from t2t_lite.errors import UserError
 
 
@@ -56,6 +57,10 @@ class TrainConfig:
       "that t2t-avg-all finds several checkpoints in the run's last tenth.")
   worker_gpu: int = shared("worker_gpu")
   locally_shard_to_cpu: bool = shared("locally_shard_to_cpu")
+  cluster_timeout_seconds: float = setting(
+      CLUSTER_TIMEOUT_SECONDS, "Several workers (TF_CONFIG, srun): how long each waits for "
+      "the others to start before it ends with one line naming those that did not answer "
+      "(exit status 2); 0 = wait for ever. A signal ends the wait at once.")
   xla: bool = setting(None, "Compile the per-replica step with XLA; default: on for GPUs, off "
                       "on CPU.")
   mixed_precision: str = setting(
@@ -112,7 +117,7 @@ class TrainConfig:
 # The least value each counting setting takes (0 means "off" or "all" where its help says).
 SMALLEST_VALUES = {
     "train_steps": 0, "train_minutes": 0, "eval_steps": 0, "local_eval_frequency": 1,
-    "eval_every_minutes": 0,
+    "eval_every_minutes": 0, "cluster_timeout_seconds": 0,
     "keep_checkpoint_max": 1,
     "save_checkpoints_steps": 0, "save_checkpoints_secs": 0, "worker_gpu": 0,
     "gradient_accumulation_steps": 1, "eval_decode_sentences": 0,

@@ -66,7 +66,8 @@ def train(problem, hparams, config, data_dir):
 
 def _train_under_dtype_policy(problem, hparams, config, data_dir):
   """`train` under its dtype policy."""
-  strategy = make_strategy(config.worker_gpu, config.locally_shard_to_cpu)
+  strategy = make_strategy(config.worker_gpu, config.locally_shard_to_cpu,
+                           cluster_timeout_seconds=config.cluster_timeout_seconds)
   replicas = strategy.num_replicas_in_sync
   jit_compile = uses_gpu(strategy) if config.xla is None else config.xla
   logging.info("%d replica(s), XLA %s, batch_size=%d tokens per replica, global batch %d "

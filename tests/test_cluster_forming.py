@@ -1,0 +1,126 @@
+"""A worker waiting for the others of its cluster (t2t_lite.cluster_forming): it goes on once
+every other task answers, ends with one line naming those that have not within
+--cluster_timeout_seconds or when its own port is taken, and a signal ends the wait at once
+with 128 + the signal, through t2t-trainer as a cluster manager starts it."""
+
+import json
+import signal
+import socket
+import time
+
+import pytest
+
+from commands import command_path, environment, error_line, one_line_error, read_until, start
+from replica_runs import free_port
+from t2t_lite.cluster import Cluster
+from t2t_lite.cluster_forming import listing, wait_for_the_cluster
+
+# A signal ends the wait within this (it takes a fraction of a second; a loaded machine
+# slows the process's exit, never the signal's handling).
+AT_ONCE_SECONDS = 20
+
+
+def listening_socket():
+  """A socket listening on a free port of loopback, as a started peer is."""
+  peer = socket.socket()
+  peer.bind(("127.0.0.1", 0))
+  peer.listen()
+  return peer
+
+
+def worker(addresses, index):
+  """Worker `index` of a TF_CONFIG cluster of `addresses`."""
+  return Cluster("TF_CONFIG", {"worker": addresses}, "worker", index, resolver=None)
+
+
+def test_the_wait_ends_once_every_other_task_answers():
+  with listening_socket() as peer:
+    other = f"127.0.0.1:{peer.getsockname()[1]}"
+    started = time.monotonic()
+    wait_for_the_cluster(worker([other, f"127.0.0.1:{free_port()}"], 1), timeout_seconds=60)
+    assert time.monotonic() - started < AT_ONCE_SECONDS
+
+
+def test_a_task_that_never_answers_is_named_after_the_timeout():
+  with listening_socket() as peer:
+    up, down = f"localhost:{peer.getsockname()[1]}", f"127.0.0.1:{free_port()}"
+    cluster = worker([f"127.0.0.1:{free_port()}", up, down], 0)
+    message = one_line_error(lambda: wait_for_the_cluster(cluster, timeout_seconds=1))
+  assert message == (
+      f"the cluster did not form within --cluster_timeout_seconds=1: no answer from worker 2 "
+      f"({down}); start every task (TF_CONFIG names 3), check that this machine reaches their "
+      f"addresses, or pass a larger --cluster_timeout_seconds (0: wait for ever); see "
+      f"docs/clusters.md")
+
+
+def test_a_port_another_process_holds_is_named():
+  with listening_socket() as holder:
+    address = f"127.0.0.1:{holder.getsockname()[1]}"
+    cluster = worker([f"127.0.0.1:{free_port()}", address], 1)
+    assert one_line_error(lambda: wait_for_the_cluster(cluster, timeout_seconds=60)) == (
+        f"TF_CONFIG makes this process worker 1 at {address}, but another process on this "
+        f"machine already listens on port {holder.getsockname()[1]}: stop it, or give this "
+        f"task another port; see docs/clusters.md")
+
+
+def test_a_long_list_of_missing_tasks_is_cut_short():
+  tasks = {f"worker {index}": f"node{index}:2222" for index in range(10)}
+  assert listing(tasks) == (", ".join(f"worker {index} (node{index}:2222)"
+                                      for index in range(8)) + " and 2 more")
+
+
+def waiting_trainer(tmp_path, addresses, index, *flags):
+  """t2t-trainer as worker `index` of `addresses` (stdout and stderr merged), whose others
+  were never started."""
+  tf_config = json.dumps({"cluster": {"worker": addresses},
+                          "task": {"type": "worker", "index": index}})
+  return start([command_path("t2t-trainer"), "--problem=translate_from_files",
+                f"--data_dir={tmp_path / 'data'}", f"--output_dir={tmp_path / f'run{index}'}",
+                "--hparams_set=transformer_tiny", *flags],
+               env=dict(environment(), TF_CONFIG=tf_config), merge_stderr=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_the_wait_at_once(tmp_path, sent):
+  missing = f"127.0.0.1:{free_port()}"
+  process = waiting_trainer(tmp_path, [missing, f"127.0.0.1:{free_port()}"], 1)
+  try:
+    read_until(process, rf"waiting for the cluster to form .*no answer yet from worker 0 "
+                        rf"\({missing}\)")
+    process.send_signal(sent)
+    signalled = time.monotonic()
+    output, _ = process.communicate(timeout=AT_ONCE_SECONDS)
+  finally:
+    process.kill()
+  assert time.monotonic() - signalled < AT_ONCE_SECONDS
+  assert process.returncode == 128 + sent, output[-3000:]
+  assert error_line(output) == (f"t2t-trainer: {signal.Signals(sent).name} before training "
+                                f"began: nothing to save yet")
+  assert "Traceback" not in output
+
+
+@pytest.mark.slow
+def test_the_trainer_names_the_worker_that_never_started(tmp_path):
+  missing = f"127.0.0.1:{free_port()}"
+  process = waiting_trainer(tmp_path, [f"127.0.0.1:{free_port()}", missing], 0,
+                            "--cluster_timeout_seconds=2")
+  output, _ = process.communicate(timeout=120)
+  assert process.returncode == 2, output[-3000:]
+  assert error_line(output).startswith(
+      f"t2t-trainer: error: the cluster did not form within --cluster_timeout_seconds=2: no "
+      f"answer from worker 1 ({missing}); ")
+  assert "Traceback" not in output
+
+
+@pytest.mark.slow
+def test_the_trainer_names_its_port_in_use(tmp_path):
+  with listening_socket() as holder:
+    port = holder.getsockname()[1]
+    process = waiting_trainer(tmp_path, [f"127.0.0.1:{free_port()}", f"127.0.0.1:{port}"], 1)
+    output, _ = process.communicate(timeout=120)
+  assert process.returncode == 2, output[-3000:]
+  assert error_line(output) == (
+      f"t2t-trainer: error: TF_CONFIG makes this process worker 1 at 127.0.0.1:{port}, but "
+      f"another process on this machine already listens on port {port}: stop it, or give "
+      f"this task another port; see docs/clusters.md")
