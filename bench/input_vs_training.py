@@ -21,7 +21,7 @@ import time
 from bench import configs, report
 from bench.input_pipeline import measure
 from bench.ours import build_model
-from t2t_lite.optimization import build_optimizer
+from t2t_lite.training.optimization import build_optimizer
 from t2t_lite.training.train_step import TrainStep
 
 PROBLEM = "translate_from_files"

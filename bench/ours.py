@@ -20,7 +20,7 @@ from t2t_lite.decoding.lengths import write_column
 from t2t_lite.decoding.model_decoding import decode_ids
 from t2t_lite.models.building import build
 from t2t_lite.models.transformer import Transformer
-from t2t_lite.optimization import build_optimizer
+from t2t_lite.training.optimization import build_optimizer
 from t2t_lite.training.precision import dtype_policy
 from t2t_lite.training.train_step import TrainStep
 

@@ -32,8 +32,8 @@ import time
 
 from bench import configs, ours, report
 from bench.timing import interleaved_medians
-from t2t_lite.optimization import build_optimizer
 from t2t_lite.training.curves import read_scalar_events
+from t2t_lite.training.optimization import build_optimizer
 from t2t_lite.training.train_step import TrainStep
 
 PROBLEM = "translate_ende_multi30k"

@@ -18,7 +18,7 @@ CHOICES = {
 }
 
 # The factors a `learning_rate_schedule` multiplies (tensor2tensor's names; see
-# t2t_lite.optimization).
+# t2t_lite.training.optimization).
 SCHEDULE_FACTORS = ("constant", "linear_warmup", "rsqrt_decay", "rsqrt_hidden_size",
                     "linear_decay")
 

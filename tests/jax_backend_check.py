@@ -18,7 +18,7 @@ import keras  # noqa: E402
 from model_fixtures import SMALL, VARIANTS, random_batch, small_model  # noqa: E402
 from t2t_lite.losses import SmoothedCrossEntropy  # noqa: E402
 from t2t_lite.models.transformer import shift_right  # noqa: E402
-from t2t_lite.optimization import build_optimizer  # noqa: E402
+from t2t_lite.training.optimization import build_optimizer  # noqa: E402
 
 assert keras.backend.backend() == "jax", keras.backend.backend()
 

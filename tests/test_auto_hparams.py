@@ -4,11 +4,11 @@ import dataclasses
 
 import pytest
 
-from t2t_lite.optimization import learning_rate_schedule
 from t2t_lite.registry import HPARAMS
 from t2t_lite.training import auto_hparams
 from t2t_lite.training.auto_hparams import Budget, Corpus, budget_of, choose, overridden
 from t2t_lite.training.config import TrainConfig
+from t2t_lite.training.optimization import learning_rate_schedule
 
 TINY_RECIPE = HPARAMS["transformer_tiny_multi30k"]()
 

@@ -11,7 +11,6 @@ import tensorflow as tf
 
 from helpers import edit_json
 from t2t_lite.errors import UserError
-from t2t_lite.optimization import build_optimizer
 from t2t_lite.run import Run
 from t2t_lite.run import checkpoints as checkpoints_module
 from t2t_lite.run import description as run_dir
@@ -19,8 +18,9 @@ from t2t_lite.run.checkpoints import Checkpoints, checkpoint_paths, restore_newe
 from t2t_lite.run.run_layout import AVERAGE_MARKER
 from t2t_lite.training.averaging import average_checkpoints
 from t2t_lite.training.checkpoint_choice import CheckpointChoice
-from t2t_lite.training.evaluation import perplexity
 from t2t_lite.training.divergence import check_loss, divergence_bound
+from t2t_lite.training.evaluation import perplexity
+from t2t_lite.training.optimization import build_optimizer
 from tiny_runs import copy_run, tiny_run, truncate
 
 DATA = "ckpt-3.data-00000-of-00001"

@@ -68,7 +68,7 @@ def test_training_draws_the_curves_at_each_evaluation(trained_run):
 def test_each_step_records_the_learning_rate_its_update_applied(trained_run):
   """The step reads the rate inside its own function; step s's update applied the
   schedule's rate at iteration s - 1 (the schedule counts from 1)."""
-  from t2t_lite.optimization import learning_rate_schedule
+  from t2t_lite.training.optimization import learning_rate_schedule
   from t2t_lite.run import Run
   _, output_dir, _ = trained_run
   schedule = learning_rate_schedule(Run.read(output_dir).hparams, end_step=60)

@@ -5,9 +5,9 @@ import pytest
 import tensorflow as tf
 import keras
 
-from t2t_lite.fused_adam import FusedAdam
 from t2t_lite.hparams import HParams
-from t2t_lite.optimization import build_optimizer
+from t2t_lite.training.fused_adam import FusedAdam
+from t2t_lite.training.optimization import build_optimizer
 
 SHAPES = [(64, 48), (48,), (3, 4, 5)]
 STEPS = 4

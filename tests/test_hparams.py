@@ -95,7 +95,7 @@ def test_tensor2tensor_v1_is_the_papers_base_and_the_paper_keeps_its_names():
 
 
 def test_single_gpu_peak_learning_rate_is_tensor2tensors():
-  from t2t_lite.optimization import learning_rate_schedule
+  from t2t_lite.training.optimization import learning_rate_schedule
   schedule = learning_rate_schedule(HPARAMS["transformer_base_single_gpu"]())
   peak = float(schedule(16000 - 1))  # Step 16000, the end of warmup.
   assert peak == pytest.approx(0.1 * 16000 ** -0.5, rel=1e-5) and round(peak, 5) == 0.00079
@@ -103,7 +103,7 @@ def test_single_gpu_peak_learning_rate_is_tensor2tensors():
 
 
 def test_the_multi30k_set_is_a_pre_norm_model_with_its_own_name():
-  from t2t_lite.optimization import learning_rate_schedule
+  from t2t_lite.training.optimization import learning_rate_schedule
   hparams = HPARAMS["transformer_small_multi30k"]()
   # Not tensor2tensor's transformer_small (2 layers, v3): a name of its own.
   assert hparams != HPARAMS["transformer_small"]()
@@ -116,7 +116,7 @@ def test_the_multi30k_set_is_a_pre_norm_model_with_its_own_name():
 
 
 def test_the_tiny_multi30k_set_is_wu_et_als_recipe():
-  from t2t_lite.optimization import learning_rate_schedule
+  from t2t_lite.training.optimization import learning_rate_schedule
   hparams = HPARAMS["transformer_tiny_multi30k"]()
   assert (hparams.num_hidden_layers, hparams.hidden_size, hparams.filter_size,
           hparams.num_heads, hparams.batch_size) == (4, 128, 256, 4, 4096)

@@ -8,7 +8,7 @@ import tensorflow as tf
 
 from t2t_lite.hparams import HParams
 from t2t_lite.losses import SmoothedCrossEntropy, mean_over_tokens, smoothed_cross_entropy
-from t2t_lite.optimization import FactorSchedule, build_optimizer, learning_rate_schedule
+from t2t_lite.training.optimization import FactorSchedule, build_optimizer, learning_rate_schedule
 
 
 def test_smoothed_cross_entropy_by_hand():

@@ -13,13 +13,12 @@ import tensorflow as tf
 from commands import error_line
 from helpers import FakeTime
 from tiny_runs import TINY_HPARAMS, copy_run, snapshot, tiny_run, tiny_train, tiny_trainer
-from t2t_lite import optimization
 from t2t_lite.errors import UserError
 from t2t_lite.registry import HPARAMS
 from t2t_lite.run import checkpoints
 from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.run_layout import checkpoint_step
-from t2t_lite.training import evaluation, stop_requests, train_step, trainer
+from t2t_lite.training import evaluation, optimization, stop_requests, train_step, trainer
 from t2t_lite.training.config import TrainConfig
 from t2t_lite.training.stop_requests import StoppedBySignal
 from t2t_lite.training.trained_time import TRAINED_SECONDS, TrainedTime

@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from model_fixtures import SMALL, random_batch, small_model
 from t2t_lite.losses import SmoothedCrossEntropy
-from t2t_lite.optimization import build_optimizer
+from t2t_lite.training.optimization import build_optimizer
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ import jax
 
 from bench.gpu.model import build_model  # noqa: F401 (rows.py builds models through here)
 from t2t_lite.losses import mean_over_tokens, smoothed_cross_entropy
-from t2t_lite.optimization import build_optimizer
+from t2t_lite.training.optimization import build_optimizer
 
 
 class JaxTrainStep:

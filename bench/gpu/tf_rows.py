@@ -53,7 +53,7 @@ class TfTrainStep:
 
   def __init__(self, hparams, vocab_size, inputs, targets, jit_compile=True):
     from bench.gpu.model import build_model
-    from t2t_lite.optimization import build_optimizer
+    from t2t_lite.training.optimization import build_optimizer
     from t2t_lite.training.train_step import TrainStep
     strategy = tf.distribute.get_strategy()
     self.model = build_model(hparams, vocab_size)

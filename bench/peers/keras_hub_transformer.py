@@ -16,7 +16,7 @@ import tensorflow as tf
 from keras import ops
 
 from t2t_lite.losses import SmoothedCrossEntropy
-from t2t_lite.optimization import build_optimizer
+from t2t_lite.training.optimization import build_optimizer
 
 
 class KerasHubTransformer(keras.Model):

@@ -6,6 +6,8 @@ The loop and its step:
   config.py            every setting of t2t-trainer, each declared once.
   auto_hparams.py      transformer_auto: hparams chosen for the corpus and the budget.
   train_step.py        the distributed training step: gradients per replica, one update.
+  optimization.py      the learning-rate schedule and Adam of paper section 5.3.
+  fused_adam.py        Keras's Adam, updated by one fused kernel per variable (TensorFlow).
   train_input.py       one process's training input, its position kept in every checkpoint.
   precision.py         mixed precision: Keras's global dtype policy, float16's loss scaling.
   warm_start.py        --warm_start_from=RUN: a new run starts from another run's weights.

@@ -20,7 +20,6 @@ import tensorflow as tf
 
 from t2t_lite.data.batching import bucket_boundaries
 from t2t_lite.errors import UserError
-from t2t_lite.optimization import build_optimizer, learning_rate_schedule
 from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths
@@ -35,6 +34,7 @@ from t2t_lite.training.early_stopping import MetricWatch
 from t2t_lite.training.eval_timer import EvalTimer
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.lost_worker import PEER_ERRORS, lost_worker_error
+from t2t_lite.training.optimization import build_optimizer, learning_rate_schedule
 from t2t_lite.training.output_dir_guard import guarding
 from t2t_lite.training.precision import dtype_policy, skipped_updates_line
 from t2t_lite.training.progress import StepProgress

@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from t2t_lite.fused_adam import FusedAdam
+from t2t_lite.training.fused_adam import FusedAdam
 
 PAPER_SCHEDULE = ("constant", "linear_warmup", "rsqrt_decay", "rsqrt_hidden_size")
 
