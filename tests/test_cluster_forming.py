@@ -111,6 +111,7 @@ def test_the_trainer_names_the_worker_that_never_started(tmp_path):
       f"t2t-trainer: error: the cluster did not form within --cluster_timeout_seconds=2: no "
       f"answer from worker 1 ({missing}); ")
   assert "Traceback" not in output
+  assert not (tmp_path / "run0").exists()  # The chief's failed start is undone.
 
 
 @pytest.mark.slow
