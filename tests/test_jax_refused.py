@@ -1,4 +1,4 @@
-"""TensorFlow imports without JAX (t2t_lite.jax_refused), and JAX imports afterwards."""
+"""TensorFlow imports without JAX (t2t_lite.quiet.jax_refused), and JAX imports afterwards."""
 
 import importlib.util
 import sys
@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from commands import run
-from t2t_lite.jax_refused import jax_refused
+from t2t_lite.quiet import jax_refused
 
 
 def test_only_jax_is_refused_within_and_nothing_after():
