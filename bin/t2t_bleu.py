@@ -68,7 +68,7 @@ def main(argv):
   if args.event_dir or args.scores_json:
     from t2t_lite import quiet
     quiet.import_tensorflow()  # Before the guard's imports load it with its chatter.
-    from t2t_lite import output_paths
+    from t2t_lite.run import output_paths
     if args.event_dir:
       output_paths.check_output_directory(args.event_dir, "--event_dir")
     if args.scores_json:

@@ -76,7 +76,7 @@ def main(argv):
   tmp_dir = args.tmp_dir or os.path.join(tempfile.gettempdir(), "t2t_datagen")
   sources = Sources(tmp_dir=os.path.abspath(os.path.expanduser(tmp_dir)),
                     files=_split_files(args, UserError), tsv=_split_tsv(args))
-  from t2t_lite.output_paths import check_data_directory
+  from t2t_lite.run.output_paths import check_data_directory
   check_data_directory(data_dir, "--data_dir", [path for pair in sources.files.values()
                                                 for path in pair] + list(sources.tsv.values()))
   from t2t_lite.files.writer_lock import holding

@@ -63,7 +63,7 @@ def main(argv):
   from t2t_lite.data.text_files import read_lines
   from t2t_lite.errors import UserError
   from t2t_lite.files.atomic_files import write_text_atomic
-  from t2t_lite.output_paths import check_output_file
+  from t2t_lite.run.output_paths import check_output_file
   from t2t_lite.run.ensemble import open_runs
   from t2t_lite.strategy import make_strategy
   require(args, output_dir=TRAINED_RUN)

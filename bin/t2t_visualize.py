@@ -39,7 +39,7 @@ define_flags(VisualizeFlags)
 def main(argv):
   reject_positional(argv)
   args = flag_values(VisualizeFlags)
-  from t2t_lite.output_paths import check_output_directory
+  from t2t_lite.run.output_paths import check_output_directory
   from t2t_lite.run import Run
   from t2t_lite.strategy import make_strategy
   from t2t_lite.visualization.attention_maps import sentence_attention

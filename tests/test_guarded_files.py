@@ -98,7 +98,7 @@ def test_the_decoder_never_writes_over_a_runs_own_files(tiny, tmp_path, name):
 
 def test_the_decoder_writes_a_new_file_beside_the_run_but_not_through_a_link(tiny, tmp_path):
   from t2t_lite.errors import UserError
-  from t2t_lite.output_paths import check_output_file
+  from t2t_lite.run.output_paths import check_output_file
   _, run = tiny
   check_output_file(os.path.join(run, "test.out.de"), "--decode_to_file")  # The user's own.
   victim = tmp_path / "victim.txt"

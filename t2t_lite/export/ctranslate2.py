@@ -166,7 +166,7 @@ def export_ctranslate2(output_dir, export_dir=None, checkpoint_path=None, quanti
   it must be new, empty, or an earlier export (holding EXPORT_MARKER), replaced only once
   the new one is complete. quantization: one of QUANTIZATIONS, or None for float32.
   """
-  from t2t_lite.output_paths import check_output_directory
+  from t2t_lite.run.output_paths import check_output_directory
   from t2t_lite.run import Run  # TensorFlow: after the checks that need none.
   from t2t_lite.run.run_layout import EXPORT_MARKER, ctranslate2_dir
   import_ctranslate2()

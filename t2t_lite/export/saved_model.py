@@ -48,8 +48,8 @@ from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import replacing_directory
-from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
+from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import EXPORT_DIR, EXPORT_MARKER
 
 

@@ -262,7 +262,7 @@ def main(argv=None):
     if args.scores_json:
       from t2t_lite import quiet
       quiet.import_tensorflow()  # Before the guard's imports load it with its chatter.
-      from t2t_lite.output_paths import check_output_file
+      from t2t_lite.run.output_paths import check_output_file
       check_output_file(args.scores_json, "--scores_json", [args.gold, args.test])
     result = score_corpus(list(read_lines(args.gold, "gold file")),
                           list(read_lines(args.test, "test file")), params)

@@ -9,6 +9,8 @@ trained model.
   digests.py        what a run depends on, by SHA-256: its vocabulary copies, its data's marker.
   translating.py    what a run and an ensemble share: text in, text out, as t2t-decoder does.
   ensemble.py       several run directories decoded as an ensemble (--output_dir=A,B).
+  output_paths.py   the guard of every path a command writes: no link, no input, no file of a
+                    run's or a data directory's own.
 
     from t2t_lite.run import Run
     Run.open("RUN").translate(["Resumption of the session"])

@@ -14,10 +14,10 @@ import tensorflow as tf
 
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import replacing_directory, write_text_atomic
-from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints
 from t2t_lite.run.description import save_as_run
+from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import AVERAGE_MARKER, check_run_directory_name, checkpoint_step
 from t2t_lite.training.average_defaults import DEFAULT_DEV_SENTENCES
 from t2t_lite.training.average_dev_check import check_sentences, compare_on_dev

@@ -20,9 +20,9 @@ import tensorflow as tf
 
 from t2t_lite.data.batching import bucket_boundaries
 from t2t_lite.errors import UserError
-from t2t_lite.output_paths import check_output_directory
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths
+from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
                                      check_run_directory_name)
 from t2t_lite.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu

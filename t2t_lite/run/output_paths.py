@@ -16,7 +16,7 @@ Refused:
     evaluation, deleting what lies there with it (an export or an average is replaced only
     when its own command is run into it again);
   - as a directory to write into: a directory that a command replaces whole (best/, an
-    export, an average: `layout.REPLACED_WHOLE`), unless the command itself made it.
+    export, an average: `run_layout.REPLACED_WHOLE`), unless the command itself made it.
 
 The files themselves are written without following links: temporary files
 (`t2t_lite.files.atomic_files`), lock files (`t2t_lite.files.writer_lock`), the probe below
