@@ -13,6 +13,7 @@ A problem and the text it reads:
 What t2t-datagen writes:
   datagen.py       text pairs -> a SentencePiece vocabulary -> sharded TFRecords of ids.
   encoding.py      text pairs -> serialized records, on every core, the same bytes always.
+  encoding_workers.py  the encoding processes, supervised: one that dies ends datagen at once.
   example_bytes.py  a record of ids serialized without TensorFlow (tf.train.Example's bytes).
   vocabulary.py    SentencePiece vocabularies: trained, and text <-> ids in the graph.
   records.py       TFRecords of ids: sharded atomic writing, parsing, the completion marker.

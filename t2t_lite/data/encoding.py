@@ -9,25 +9,21 @@ one thread a process (the ids of `Vocabulary.encode`, its TensorFlow op, which t
 and a SavedModel use: tests/test_vocabulary.py checks that they agree), and serialized
 without TensorFlow (`example_bytes`): a process that encodes is light and starts at once.
 With several processes, the first `IN_PROCESS_BATCHES` batches are encoded here (a small
-split starts no process), the others in a pool of `processes` processes started afresh
-(spawned: this process's TensorFlow threads are not forked, so a Python script that calls
-this needs the `if __name__ == "__main__":` guard), at most `IN_FLIGHT` batches per
-process in flight, each taken back in its turn: the records are the same, byte for byte,
-whatever the number of processes. What this process holds at a time does not grow with
-the split.
+split starts no process), the others by `processes` processes started afresh
+(`t2t_lite.data.encoding_workers`, which supervises them: one that dies ends the command at
+once, in one line; spawned, so a Python script that calls this needs the
+`if __name__ == "__main__":` guard), at most `IN_FLIGHT` batches per process in flight,
+each taken back in its turn: the records are the same, byte for byte, whatever the number
+of processes. What this process holds at a time does not grow with the split.
 """
 
-import collections
-import concurrent.futures
 import dataclasses
-import multiprocessing
-import signal
 
 import sentencepiece as spm
 
 from t2t_lite.constants import EOS_ID
 from t2t_lite.data import example_bytes
-from t2t_lite.errors import UserError
+from t2t_lite.data.encoding_workers import EncodingWorkers
 
 IN_PROCESS_BATCHES = 16  # Encoded here before a pool starts (a process takes a second).
 IN_FLIGHT = 2            # Batches handed to each process at a time.
@@ -44,7 +40,7 @@ class EncodedBatch:
 
 class PairEncoder:
   """Encodes batches of (source, target) pairs with two SentencePiece models (the same
-  bytes twice when shared); picklable, so a pool's processes each build their own."""
+  bytes twice when shared); picklable, so that encoding processes each build their own."""
 
   def __init__(self, input_model, target_model):
     self.models = (input_model, target_model)
@@ -84,44 +80,10 @@ def encode_in_order(encoder, batches, processes):
   for index, batch in enumerate(batches):
     yield encoder.encode(batch)
     if processes > 1 and index + 1 == IN_PROCESS_BATCHES:
-      yield from _encode_in_a_pool(encoder, batches, processes)
+      yield from _encode_in_processes(encoder, batches, processes)
       return
 
 
-def _encode_in_a_pool(encoder, batches, processes):
-  pool = concurrent.futures.ProcessPoolExecutor(
-      processes, mp_context=multiprocessing.get_context("spawn"),
-      initializer=_start_worker, initargs=(encoder,))
-  pending = collections.deque()
-  try:
-    for batch in batches:
-      pending.append(pool.submit(_encode_in_worker, batch))
-      if len(pending) >= IN_FLIGHT * processes:
-        yield _result(pending.popleft())
-    while pending:
-      yield _result(pending.popleft())
-  finally:
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _result(future):
-  try:
-    return future.result()
-  except concurrent.futures.process.BrokenProcessPool:
-    raise UserError("a process encoding the records ended unexpectedly (out of memory?); "
-                    "run t2t-datagen again, with --num_concurrent_processes=1 to encode in "
-                    "one process") from None
-
-
-_WORKER_ENCODER = None
-
-
-def _start_worker(encoder):
-  """A pool process: Ctrl-C is for the parent, which stops the pool."""
-  global _WORKER_ENCODER
-  signal.signal(signal.SIGINT, signal.SIG_IGN)
-  _WORKER_ENCODER = encoder
-
-
-def _encode_in_worker(batch):
-  return _WORKER_ENCODER.encode(batch)
+def _encode_in_processes(encoder, batches, processes):
+  with EncodingWorkers(encoder, processes, IN_FLIGHT) as workers:
+    yield from workers.encode_in_order(batches)

@@ -1,0 +1,153 @@
+"""t2t-datagen supervises its encoding processes: one killed (kill -9) ends the command at
+once with one line naming it, exit status 2, no staging folder left and the data directory
+as it was before; also when it dies half-way through sending a result."""
+
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from commands import command_path, start
+from t2t_lite.data.encoding_workers import EncodingWorkers, ending
+from t2t_lite.errors import UserError
+from tiny_runs import snapshot, tiny_data
+
+# A problem whose writing pass, once the encoding processes have started (after 16 batches
+# of 1,024 pairs encoded in the command's own process), gives its pairs slowly: its
+# processes are alive for as long as the test needs to find and kill one.
+SLOW_PROBLEM = """
+import time
+from t2t_lite.data.problem import TextPairProblem
+from t2t_lite.registry import PROBLEMS
+
+@PROBLEMS.register
+class SlowCorpus(TextPairProblem):
+  vocab_size = 300
+  passes = 0
+
+  def text_pairs(self, split, sources):
+    if split != "train":
+      return
+    SlowCorpus.passes += 1
+    for i in range(60_000):
+      if SlowCorpus.passes == 2 and i > 20_000:
+        time.sleep(0.002)
+      yield f"the number {i} is here", f"die Nummer {i} ist hier"
+"""
+WAIT_SECONDS = 120  # For the command to start its processes, and to end: never reached.
+
+
+def encoding_processes(pid):
+  """The pids of the encoding processes `pid` spawned (its children running spawn_main)."""
+  try:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+      children = [int(child) for child in f.read().split()]
+  except OSError:
+    return []
+  found = []
+  for child in children:
+    try:
+      with open(f"/proc/{child}/cmdline", "rb") as f:
+        if b"spawn_main" in f.read():
+          found.append(child)
+    except OSError:
+      pass
+  return found
+
+
+def first_encoding_process(process):
+  deadline = time.monotonic() + WAIT_SECONDS
+  while time.monotonic() < deadline and process.poll() is None:
+    found = encoding_processes(process.pid)
+    if found:
+      return found[0]
+    time.sleep(0.1)
+  process.kill()
+  raise AssertionError("t2t-datagen started no encoding process: "
+                       + process.communicate()[1][-3000:])
+
+
+@pytest.mark.slow  # t2t-datagen as a subprocess, with its encoding processes.
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finds processes in /proc")
+def test_a_killed_encoding_process_ends_datagen_at_once_in_one_line(tmp_path):
+  package = tmp_path / "slow_problem"
+  package.mkdir()
+  (package / "__init__.py").write_text(SLOW_PROBLEM, encoding="utf-8")
+  data_dir = tiny_data(str(tmp_path / "earlier"))  # Data of another problem, kept.
+  before = snapshot(data_dir)
+  process = start([command_path("t2t-datagen"), f"--t2t_usr_dir={package}",
+                   "--problem=slow_corpus", f"--data_dir={data_dir}", "--noprogress",
+                   "--num_concurrent_processes=2"])
+  victim = first_encoding_process(process)
+  time.sleep(0.5)
+  workers = encoding_processes(process.pid)
+  os.kill(victim, signal.SIGKILL)
+  try:
+    _, stderr = process.communicate(timeout=WAIT_SECONDS)
+  except subprocess.TimeoutExpired:
+    process.kill()
+    raise AssertionError("t2t-datagen went on after its encoding process was killed: "
+                         + process.communicate()[1][-3000:]) from None
+  assert process.returncode == 2, stderr[-3000:]
+  assert "Traceback" not in stderr
+  lines = [line for line in stderr.splitlines() if line.startswith("t2t-datagen:")]
+  assert len(lines) == 1, stderr[-3000:]
+  assert lines[0].startswith("t2t-datagen: error: encoding process ")
+  assert f" of 2 (pid {victim}) ended unexpectedly (killed by SIGKILL, out of memory?); " \
+         f"run t2t-datagen again" in lines[0]
+  assert snapshot(data_dir) == before  # No staging folder, no shard of slow_corpus.
+  assert not [pid for pid in workers if alive(pid)]  # The other one ended with it.
+
+
+def alive(pid):
+  try:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+      return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+  except OSError:
+    return False
+
+
+def test_how_a_process_ended_is_said_in_words():
+  assert ending(-signal.SIGKILL) == "killed by SIGKILL, out of memory?"
+  assert ending(-signal.SIGTERM) == "killed by SIGTERM"
+  assert ending(1) == "exit status 1"
+
+
+class DyingEncoder:
+  """An encoder for the processes: "wait" takes a minute; "die while sending" starts a
+  result of 10 MB, more than a pipe holds while nobody reads it, and its process is killed
+  half-way; "die" kills its process at once; other batches are their length."""
+
+  def encode(self, batch):
+    if batch == "wait":
+      time.sleep(60)
+      return "waited"
+    if batch == "die":
+      os.kill(os.getpid(), signal.SIGKILL)
+    if batch == "die while sending":
+      threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGKILL)).start()
+      return b"x" * 10_000_000
+    return len(batch)
+
+
+BIG = "x" * 10_000_000  # A batch more than a pipe holds.
+
+
+@pytest.mark.slow  # Starts encoding processes.
+@pytest.mark.parametrize("batches, dead", [
+    (["wait", "die while sending"], 2),  # Its result half-way through its pipe, unread.
+    (["die", "wait", BIG, BIG], 1),      # While batches are sent to it.
+])
+def test_a_killed_process_is_named_without_waiting_for_the_others(batches, dead):
+  """The results are taken in order, the first process waits a minute: the killed one is
+  named at once, not a minute later (nor never, as when the processes shared queues)."""
+  started = time.monotonic()
+  with pytest.raises(UserError) as caught:
+    with EncodingWorkers(DyingEncoder(), processes=2) as workers:
+      list(workers.encode_in_order(batches))
+  assert str(caught.value).startswith(f"encoding process {dead} of 2 (pid ")
+  assert "ended unexpectedly (killed by SIGKILL, out of memory?)" in str(caught.value)
+  assert time.monotonic() - started < 60  # The waiting one was not waited for.
