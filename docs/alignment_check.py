@@ -23,7 +23,7 @@ tf = import_tensorflow()
 import keras  # noqa: E402
 
 from t2t_lite.constants import EOS_ID  # noqa: E402
-from t2t_lite.losses import mean_over_tokens, smoothed_cross_entropy  # noqa: E402
+from t2t_lite.layers.losses import mean_over_tokens, smoothed_cross_entropy  # noqa: E402
 from t2t_lite.models.transformer import Transformer  # noqa: E402
 from t2t_lite.registry import HPARAMS  # noqa: E402
 

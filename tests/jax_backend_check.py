@@ -16,7 +16,7 @@ import jax  # noqa: E402
 import keras  # noqa: E402
 
 from model_fixtures import SMALL, VARIANTS, random_batch, small_model  # noqa: E402
-from t2t_lite.losses import SmoothedCrossEntropy  # noqa: E402
+from t2t_lite.layers.losses import SmoothedCrossEntropy  # noqa: E402
 from t2t_lite.models.transformer import shift_right  # noqa: E402
 from t2t_lite.training.optimization import build_optimizer  # noqa: E402
 

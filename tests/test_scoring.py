@@ -12,7 +12,7 @@ from model_fixtures import SMALL, VOCAB, small_model
 from t2t_lite.decoding.lengths import EOS_ID
 from t2t_lite.decoding.scoring import PAIRS_PER_BATCH, pair_losses, score_lines
 from t2t_lite.errors import UserError
-from t2t_lite.losses import smoothed_cross_entropy
+from t2t_lite.layers.losses import smoothed_cross_entropy
 
 
 class LetterVocabulary:

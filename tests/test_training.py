@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from model_fixtures import SMALL, random_batch, small_model
-from t2t_lite.losses import SmoothedCrossEntropy
+from t2t_lite.layers.losses import SmoothedCrossEntropy
 from t2t_lite.training.optimization import build_optimizer
 
 

@@ -2,7 +2,7 @@
 
     (trainable, non_trainable, optimizer variables), batch
       -> `model.stateless_call` (dropout's seed state is a non-trainable variable)
-      -> the label-smoothed loss of t2t_lite.losses, mean over non-padding tokens
+      -> the label-smoothed loss of t2t_lite.layers.losses, mean over non-padding tokens
       -> gradients -> `optimizer.stateless_apply` (Adam, the paper's schedule)
       -> the new variables, the loss
 
@@ -14,7 +14,7 @@ are donated: each step updates them in place.
 import jax
 
 from bench.gpu.model import build_model  # noqa: F401 (rows.py builds models through here)
-from t2t_lite.losses import mean_over_tokens, smoothed_cross_entropy
+from t2t_lite.layers.losses import mean_over_tokens, smoothed_cross_entropy
 from t2t_lite.training.optimization import build_optimizer
 
 

@@ -15,7 +15,7 @@ import keras_hub
 import tensorflow as tf
 from keras import ops
 
-from t2t_lite.losses import SmoothedCrossEntropy
+from t2t_lite.layers.losses import SmoothedCrossEntropy
 from t2t_lite.training.optimization import build_optimizer
 
 

@@ -24,7 +24,7 @@ from keras import ops
 from t2t_lite.constants import PAD_ID
 from t2t_lite.data.target_order import target_order
 from t2t_lite.errors import UserError
-from t2t_lite.losses import non_padding, smoothed_cross_entropy
+from t2t_lite.layers.losses import non_padding, smoothed_cross_entropy
 
 PAIRS_PER_BATCH = 32
 

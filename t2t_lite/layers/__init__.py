@@ -1,4 +1,4 @@
-"""Keras 3 layers of the Transformer, written with `keras.ops` (any backend).
+"""Keras 3 layers of the Transformer and its loss, written with `keras.ops` (any backend).
 
   encoder.py              the encoder stack (paper section 3.1).
   decoder.py              the decoder stack, teacher-forced or one step at a time.
@@ -11,4 +11,5 @@
   embedding.py            token embeddings (optionally shared with the softmax), positional encodings.
   slice_update.py         the decoding caches' writes: TensorFlow's own kernel off XLA.
   built_by_first_call.py  a build method for layers made only of other layers.
+  losses.py               label-smoothed cross-entropy over non-padding tokens (section 5.4).
 """

@@ -26,7 +26,7 @@ from absl import logging
 import keras
 import tensorflow as tf
 
-from t2t_lite.losses import non_padding, smoothed_cross_entropy
+from t2t_lite.layers.losses import non_padding, smoothed_cross_entropy
 from t2t_lite.strategy import local_replicas
 
 # What a step reports, summed over replicas and micro-batches.
