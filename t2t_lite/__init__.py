@@ -1,4 +1,33 @@
-"""t2t_lite: tensor2tensor's Transformer on TensorFlow 2 and Keras 3."""
+"""t2t_lite: tensor2tensor's Transformer on TensorFlow 2 and Keras 3.
+
+A subpackage per job (docs/architecture.md draws the layers):
+  layers/               the Transformer's Keras 3 layers and its loss.
+  models/               the model, and its size from its hparams alone.
+  data/                 text, vocabularies, records, the input pipeline: t2t-datagen's side.
+  decoding/             the searches and t2t-decoder's translator.
+  run/                  a run directory as one object; the guard of every path written.
+  training/             the train step, the loop, evaluation, averaging: t2t-trainer's side.
+  metrics/              BLEU and EVALB.
+  export/               the SavedModel and the CTranslate2 export.
+  serving/              t2t-serve: the REST API and its dynamic batching.
+  visualization/        attention maps drawn and browsed.
+  files/                reading and writing files safely.
+  cli/                  the flag machinery.
+
+The root keeps what several layers share:
+  errors.py             errors a user can cause: each prints as one line, never a traceback.
+  constants.py          the special ids and the large negatives every layer agrees on.
+  hparams.py            typed, frozen hyperparameters with tensor2tensor's field names.
+  registry.py           named problems, hparams sets and models: installed, or by decorator.
+  names.py              the names registered things go by when none is given.
+  quiet.py              TensorFlow imported without its chatter and without JAX.
+  progress_line.py      one status line on stderr, the progress display every command shares.
+  cores.py              the CPU cores this process may run on.
+  cluster.py            the cluster a process trains in: TF_CONFIG, or a Slurm step.
+  cluster_addresses.py  a cluster's addresses checked before any worker connects.
+  cluster_forming.py    waiting for the cluster's other tasks, before the strategy connects them.
+  strategy.py           the tf.distribute strategy: one device, several, or several machines.
+"""
 
 import os
 

@@ -1,5 +1,5 @@
-"""Every subpackage of t2t_lite (problems/, hparams/ and bin/ too) and every package of
-bench/ opens with a map: its `__init__` docstring gives each of its modules and subpackages
+"""t2t_lite and each of its subpackages (problems/, hparams/ and bin/ too), and every package
+of bench/, opens with a map: its `__init__` docstring gives each of its modules and subpackages
 a line saying what it is for, and names none it lacks."""
 
 import ast
@@ -16,10 +16,10 @@ MAP_LINE = re.compile(r"^ +(\w+\.py|\w+/) {2,}\S", re.MULTILINE)
 
 
 def subpackages():
-  """{package: the path of its __init__.py} of every package of t2t_lite but itself, and of
+  """{package: the path of its __init__.py} of t2t_lite and every package in it, and of
   bench/ and its packages."""
   packages = {module: path for module, path in module_files().items()
-              if os.path.basename(path) == "__init__.py" and module != "t2t_lite"}
+              if os.path.basename(path) == "__init__.py"}
   for directory, _, names in os.walk(os.path.join(ROOT, "bench")):
     if "__init__.py" in names:
       module = os.path.relpath(directory, ROOT).replace(os.sep, ".")
