@@ -52,7 +52,9 @@ class DatagenFlags:
   num_shards: int = setting(None, "The train split's number of TFRecord files. Default: "
                             "from its size, a power of two with at most 100,000 pairs a file "
                             "(at least the problem's own count, 16 unless it says), so that "
-                            "N workers each read whole files of their own.")
+                            "N workers each read whole files of their own. At most the train "
+                            "pairs, and the files the command may open at once (it raises its "
+                            "soft limit, ulimit -n, up to the hard one where needed).")
   num_concurrent_processes: int = setting(None, "Processes that encode and serialize the "
                                           "records. Default: one per core this command may "
                                           "use. The records are the same whatever the "

@@ -127,3 +127,10 @@ def test_the_trainer_refuses_cpu_replicas_past_the_bound_in_one_line(tmp_path):
   assert result.stderr.strip().splitlines()[-1].startswith(
       "t2t-trainer: error: --worker_gpu=100000 with --locally_shard_to_cpu: more replicas")
   assert not (tmp_path / "run").exists()
+
+
+def test_the_flags_help_gives_the_bound_of_cpu_replicas():
+  from t2t_lite.cli.shared_settings import SHARED
+  from t2t_lite.strategy import CPU_REPLICAS_PER_CORE
+  assert f"At most {CPU_REPLICAS_PER_CORE} replicas a usable core." in SHARED[
+      "locally_shard_to_cpu"][1]

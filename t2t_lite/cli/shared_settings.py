@@ -27,7 +27,8 @@ SHARED = {
                    "commands use this machine's devices only)."),
     "locally_shard_to_cpu": (False, "Run the --worker_gpu replicas on as many logical "
                              "devices of the CPU (MirroredStrategy), as tensor2tensor's flag "
-                             "did: several replicas on any machine, e.g. for testing."),
+                             "did: several replicas on any machine, e.g. for testing. At "
+                             "most 8 replicas a usable core."),
     "vocab_size": (None, "Vocabulary size: t2t-datagen trains a SentencePiece vocabulary of "
                    "this size instead of the problem's own (e.g. for a small corpus); "
                    "t2t-trainer --summary builds the model for it without a problem."),
