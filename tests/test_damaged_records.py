@@ -1,12 +1,15 @@
 """A record file cut short or with a flipped byte (its CRC no longer matches) is named in one
 line by every reader of records: t2t-trainer's training, its evaluation (--schedule=evaluate)
-and its dev decoding; never an 87-line DataLossError naming no file."""
+and its dev decoding, and t2t-avg-all's dev check; never an 87-line DataLossError naming no
+file."""
 
 import os
 import shutil
 
 import pytest
 
+from commands import call
+from helpers import edit_json
 from t2t_lite.data import records
 from t2t_lite.data.damaged_records import find_damaged_file
 from tiny_runs import copy_run, tiny_data, tiny_trainer
@@ -35,11 +38,12 @@ DAMAGES = {"cut short": (cut_short, "truncated record at"),
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-  """(data_dir, output_dir): the tiny data and a run trained one step on it."""
+  """(data_dir, output_dir): the tiny data and a run trained two steps on it (ckpt-1,
+  ckpt-2)."""
   work = tmp_path_factory.mktemp("damaged")
   data_dir = tiny_data(str(work))
   output_dir = str(work / "run")
-  result = tiny_trainer(data_dir, output_dir, "--train_steps=1", "--schedule=train",
+  result = tiny_trainer(data_dir, output_dir, "--train_steps=2", "--schedule=train",
                         "--save_checkpoints_steps=1")
   assert result.returncode == 0, result.stderr[-2000:]
   return data_dir, output_dir
@@ -88,3 +92,19 @@ def test_the_trainer_names_the_damaged_file_in_one_line(trained, tmp_path, damag
                               f"({DAMAGES[damage][1]} ")
   assert errors[0].endswith(f"); regenerate the data with t2t-datagen --problem={PROBLEM} "
                             f"--data_dir={data_dir}")
+
+
+def test_t2t_avg_all_skips_its_dev_check_naming_the_damaged_file(trained, tmp_path):
+  data_dir, run_dir, path = damaged_copy(trained, tmp_path, "dev", "a flipped byte")
+  edit_json(os.path.join(run_dir, "run.json"),
+            lambda run: run["flags"].update(data_dir=data_dir))
+  averaged = tmp_path / "averaged"
+  result = call("t2t-avg-all", f"--model_dir={run_dir}", f"--output_dir={averaged}", "--n=2",
+                "--window=1")
+  assert result.returncode == 0, result.stderr[-2000:]
+  skipped = [line for line in result.stdout.splitlines() if "no dev check" in line]
+  assert len(skipped) == 1, result.stdout
+  assert skipped[0].startswith(
+      f"t2t-avg-all: no dev check ({path}: damaged record file (corrupted record at ")
+  assert f"regenerate the data with t2t-datagen --problem={PROBLEM} --data_dir={data_dir})" \
+      in skipped[0]
