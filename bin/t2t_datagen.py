@@ -57,8 +57,8 @@ class DatagenFlags:
                             "soft limit, ulimit -n, up to the hard one where needed).")
   num_concurrent_processes: int = setting(None, "Processes that encode and serialize the "
                                           "records. Default: one per core this command may "
-                                          "use. The records are the same whatever the "
-                                          "number.")
+                                          "use; at most 4 a core. The records are the "
+                                          "same whatever the number.")
   progress: bool = setting(True, "Show a progress line on stderr while reading.")
 
 

@@ -10,10 +10,11 @@ import time
 
 import pytest
 
-from commands import command_path, start
-from t2t_lite.data.encoding_workers import EncodingWorkers, ending
+from commands import call, command_path, one_line_error, start
+from t2t_lite.data.encoding_workers import (PROCESSES_PER_CORE, EncodingWorkers,
+                                            check_process_count, ending)
 from t2t_lite.errors import UserError
-from tiny_runs import snapshot, tiny_data
+from tiny_runs import snapshot, tiny_data, tiny_text
 
 # A problem whose writing pass, once the encoding processes have started (after 16 batches
 # of 1,024 pairs encoded in the command's own process), gives its pairs slowly: its
@@ -110,6 +111,22 @@ def alive(pid):
     return False
 
 
+def test_more_encoding_processes_than_the_cores_carry_are_refused_in_one_line(tmp_path):
+  check_process_count(2 * PROCESSES_PER_CORE, cores=2)  # At the bound: accepted.
+  bound = 2 * PROCESSES_PER_CORE
+  assert one_line_error(lambda: check_process_count(1000, cores=2)) == (
+      f"--num_concurrent_processes=1000: more encoding processes than this machine's bound "
+      f"of {bound} ({PROCESSES_PER_CORE} a core, 2 core(s)); pass "
+      f"--num_concurrent_processes={bound} or fewer (the default is one a core)")
+  (tmp_path / "train.tsv").write_text(tiny_text(10), encoding="utf-8")
+  result = call("t2t-datagen", "--problem=translate_from_files",
+                f"--data_dir={tmp_path / 'data'}", f"--train_tsv={tmp_path / 'train.tsv'}",
+                "--num_concurrent_processes=100000", "--noprogress")
+  assert result.returncode == 2 and result.stderr.strip().splitlines()[-1].startswith(
+      "t2t-datagen: error: --num_concurrent_processes=100000: more encoding processes")
+  assert not os.path.exists(tmp_path / "data")  # Refused before any work.
+
+
 def test_how_a_process_ended_is_said_in_words():
   assert ending(-signal.SIGKILL) == "killed by SIGKILL, out of memory?"
   assert ending(-signal.SIGTERM) == "killed by SIGTERM"
@@ -151,3 +168,9 @@ def test_a_killed_process_is_named_without_waiting_for_the_others(batches, dead)
   assert str(caught.value).startswith(f"encoding process {dead} of 2 (pid ")
   assert "ended unexpectedly (killed by SIGKILL, out of memory?)" in str(caught.value)
   assert time.monotonic() - started < 60  # The waiting one was not waited for.
+
+
+def test_the_flags_help_gives_the_bound_of_encoding_processes():
+  from t2t_lite.bin.t2t_datagen import DatagenFlags
+  help_text = DatagenFlags.__dataclass_fields__["num_concurrent_processes"].metadata
+  assert f"at most {PROCESSES_PER_CORE} a core" in str(help_text)

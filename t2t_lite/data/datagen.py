@@ -27,6 +27,7 @@ import time
 from t2t_lite.cores import usable_cores
 from t2t_lite.data import records, shard_bounds
 from t2t_lite.data.encoding import PairEncoder, encode_in_order
+from t2t_lite.data.encoding_workers import check_process_count
 from t2t_lite.data.report import DatagenSummary, PairProgress, SplitSummary, VocabSummary
 from t2t_lite.data.vocabulary import train_sentencepiece
 from t2t_lite.errors import UserError
@@ -71,7 +72,8 @@ def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=Non
 
   num_shards: the train split's file count (default: `train_shards` of its size), at
     most its pairs and what may be open at once (`shard_bounds`).
-  processes: how many processes encode the records (default: one per core).
+  processes: how many processes encode the records (default: one per core; at most
+    `encoding_workers.PROCESSES_PER_CORE` a core).
   """
   if not isinstance(vocab_size, int) or vocab_size < 1:
     raise UserError(f"vocab_size={vocab_size} must be a positive integer")
@@ -79,6 +81,7 @@ def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=Non
     if value is not None and value < 1:
       raise UserError(f"--{name}={value} must be at least 1")
   processes = processes or usable_cores()
+  check_process_count(processes)
   if num_shards:  # Refused before any work where the files could not all be open.
     shard_bounds.make_room_for(num_shards, processes)
   os.makedirs(data_dir, exist_ok=True)

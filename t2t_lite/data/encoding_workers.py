@@ -25,9 +25,26 @@ import queue
 import signal
 import threading
 
+from t2t_lite.cores import usable_cores
 from t2t_lite.errors import UserError
 
 STOP_SECONDS = 10  # How long a process is given to end before it is killed.
+# Encoding processes a core may carry: encoding keeps a core busy, so more than one a core
+# gains nothing, and each process holds its own interpreter and libraries in memory
+# (1,000 of them would exhaust a machine's memory long before they sped anything up).
+PROCESSES_PER_CORE = 4
+
+
+def check_process_count(processes, cores=None):
+  """UserError when `processes` encoding processes are more than PROCESSES_PER_CORE a core
+  of this process's `cores` (default: `usable_cores()`)."""
+  cores = cores or usable_cores()
+  bound = PROCESSES_PER_CORE * cores
+  if processes > bound:
+    raise UserError(f"--num_concurrent_processes={processes}: more encoding processes than "
+                    f"this machine's bound of {bound} ({PROCESSES_PER_CORE} a core, {cores} "
+                    f"core(s)); pass --num_concurrent_processes={bound} or fewer (the "
+                    f"default is one a core)")
 
 
 class EncodingWorkers:
