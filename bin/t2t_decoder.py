@@ -65,7 +65,7 @@ def main(argv):
   from t2t_lite.files.atomic_files import write_text_atomic
   from t2t_lite.run.output_paths import check_output_file
   from t2t_lite.run.ensemble import open_runs
-  from t2t_lite.strategy import make_strategy
+  from t2t_lite.distribute.strategy import make_strategy
   require(args, output_dir=TRAINED_RUN)
   if args.score_file and (args.decode_from_file or args.decode_interactive):
     raise UserError("--score_file goes without --decode_from_file and --decode_interactive")

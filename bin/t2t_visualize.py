@@ -41,7 +41,7 @@ def main(argv):
   args = flag_values(VisualizeFlags)
   from t2t_lite.run.output_paths import check_output_directory
   from t2t_lite.run import Run
-  from t2t_lite.strategy import make_strategy
+  from t2t_lite.distribute.strategy import make_strategy
   from t2t_lite.visualization.attention_maps import sentence_attention
   from t2t_lite.visualization.page import write_visualization
   require(args, output_dir=TRAINED_RUN)

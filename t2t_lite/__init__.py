@@ -11,6 +11,7 @@ A subpackage per job (docs/architecture.md draws the layers):
   export/               the SavedModel and the CTranslate2 export.
   serving/              t2t-serve: the REST API and its dynamic batching.
   visualization/        attention maps drawn and browsed.
+  distribute/           the cluster a process trains in and its tf.distribute strategy.
   files/                reading and writing files safely.
   cli/                  the flag machinery.
 
@@ -23,10 +24,6 @@ The root keeps what several layers share:
   quiet.py              TensorFlow imported without its chatter and without JAX.
   progress_line.py      one status line on stderr, the progress display every command shares.
   cores.py              the CPU cores this process may run on.
-  cluster.py            the cluster a process trains in: TF_CONFIG, or a Slurm step.
-  cluster_addresses.py  a cluster's addresses checked before any worker connects.
-  cluster_forming.py    waiting for the cluster's other tasks, before the strategy connects them.
-  strategy.py           the tf.distribute strategy: one device, several, or several machines.
 """
 
 import os

@@ -48,7 +48,7 @@ if MODE in ("local", "local_gpu"):
   tf.config.experimental.enable_tensor_float_32_execution(False)
 
 from model_fixtures import SMALL, random_batch, small_model  # noqa: E402
-from t2t_lite.strategy import make_strategy  # noqa: E402
+from t2t_lite.distribute.strategy import make_strategy  # noqa: E402
 from t2t_lite.training.train_step import TrainStep  # noqa: E402
 
 # One layer: the property does not depend on depth, and each layer adds tracing (and XLA

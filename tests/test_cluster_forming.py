@@ -1,4 +1,4 @@
-"""A worker waiting for the others of its cluster (t2t_lite.cluster_forming): it goes on once
+"""A worker waiting for the others of its cluster (t2t_lite.distribute.cluster_forming): it goes on once
 every other task answers, ends with one line naming those that have not within
 --cluster_timeout_seconds or when its own port is taken, and a signal ends the wait at once
 with 128 + the signal, through t2t-trainer as a cluster manager starts it."""
@@ -12,8 +12,8 @@ import pytest
 
 from commands import command_path, environment, error_line, one_line_error, read_until, start
 from replica_runs import free_port
-from t2t_lite.cluster import Cluster
-from t2t_lite.cluster_forming import listing, wait_for_the_cluster
+from t2t_lite.distribute.cluster import Cluster
+from t2t_lite.distribute.cluster_forming import listing, wait_for_the_cluster
 
 # A signal ends the wait within this (it takes a fraction of a second; a loaded machine
 # slows the process's exit, never the signal's handling).

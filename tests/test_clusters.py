@@ -12,7 +12,7 @@ import yaml
 
 from commands import one_line_error
 from t2t_lite.bin import t2t_trainer  # noqa: F401  (defines the trainer's flags)
-from t2t_lite.cluster import find_cluster
+from t2t_lite.distribute.cluster import find_cluster
 from t2t_lite.training.output_dir_guard import is_chief_process
 
 MANIFEST = os.path.join(os.path.dirname(__file__), "..", "docs", "tfjob.yaml")

@@ -7,7 +7,7 @@ import json
 import tensorflow as tf
 
 from commands import one_line_error
-from t2t_lite.strategy import make_strategy, split_cpu
+from t2t_lite.distribute.strategy import make_strategy, split_cpu
 from t2t_lite.training.lost_worker import lost_worker_error
 from t2t_lite.training.train_input import ITERATOR, TrainInput
 
@@ -99,7 +99,7 @@ def test_a_lost_worker_is_one_line_naming_it(monkeypatch):
 
 
 def test_more_cpu_replicas_than_the_cores_carry_are_refused_in_one_line():
-  from t2t_lite.strategy import CPU_REPLICAS_PER_CORE, check_cpu_replicas
+  from t2t_lite.distribute.strategy import CPU_REPLICAS_PER_CORE, check_cpu_replicas
   check_cpu_replicas(2 * CPU_REPLICAS_PER_CORE, cores=2)  # At the bound: accepted.
   assert one_line_error(lambda: check_cpu_replicas(1000, cores=2)) == (
       f"--worker_gpu=1000 with --locally_shard_to_cpu: more replicas than this machine's "
@@ -109,7 +109,7 @@ def test_more_cpu_replicas_than_the_cores_carry_are_refused_in_one_line():
 
 def test_make_strategy_refuses_cpu_replicas_past_the_bound_before_splitting_the_cpu():
   from t2t_lite.cores import usable_cores
-  from t2t_lite.strategy import CPU_REPLICAS_PER_CORE
+  from t2t_lite.distribute.strategy import CPU_REPLICAS_PER_CORE
   too_many = CPU_REPLICAS_PER_CORE * usable_cores() + 1
   message = one_line_error(lambda: make_strategy(worker_gpu=too_many,
                                                  locally_shard_to_cpu=True))
@@ -131,6 +131,6 @@ def test_the_trainer_refuses_cpu_replicas_past_the_bound_in_one_line(tmp_path):
 
 def test_the_flags_help_gives_the_bound_of_cpu_replicas():
   from t2t_lite.cli.shared_settings import SHARED
-  from t2t_lite.strategy import CPU_REPLICAS_PER_CORE
+  from t2t_lite.distribute.strategy import CPU_REPLICAS_PER_CORE
   assert f"At most {CPU_REPLICAS_PER_CORE} replicas a usable core." in SHARED[
       "locally_shard_to_cpu"][1]

@@ -46,7 +46,7 @@ from t2t_lite.decoding.scoring import padded
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.errors import UserError
 from t2t_lite.progress_line import ProgressLine
-from t2t_lite.strategy import uses_gpu
+from t2t_lite.distribute.strategy import uses_gpu
 
 
 def batches_by_length(lengths, batch_size):

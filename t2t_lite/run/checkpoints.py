@@ -29,7 +29,7 @@ from t2t_lite.files.file_errors import first_line
 from t2t_lite.files.file_reading import SMALL_FILE_BYTES, DamagedFile, read_text, why_unreadable
 from t2t_lite.run.run_layout import (CHECKPOINT_FILE, CHECKPOINT_NAME, STATE_FILE,
                                      checkpoint_prefix, checkpoint_step, worker_scratch)
-from t2t_lite.strategy import is_chief
+from t2t_lite.distribute.strategy import is_chief
 
 # What reading a checkpoint with missing, truncated or corrupted files raises.
 UNREADABLE_ERRORS = (tf.errors.OpError, IndexError)

@@ -20,7 +20,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.models import size
 from t2t_lite.run.run_directory import Run
 from t2t_lite.run.translating import Translating
-from t2t_lite.strategy import make_strategy
+from t2t_lite.distribute.strategy import make_strategy
 
 
 def open_runs(output_dir, checkpoint_path=None, problem=None, strategy=None):

@@ -27,7 +27,7 @@ from t2t_lite.run.checkpoints import (Checkpoints, UnreadableCheckpoint, checkpo
                                       checkpoint_paths, restore_checkpoint, restore_newest)
 from t2t_lite.run.run_layout import check_run_directory_name
 from t2t_lite.run.translating import Translating
-from t2t_lite.strategy import is_chief, make_strategy
+from t2t_lite.distribute.strategy import is_chief, make_strategy
 
 
 class Run(Translating):

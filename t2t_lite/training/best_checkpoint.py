@@ -22,7 +22,7 @@ from t2t_lite.files.writer_lock import LOCK_NAME
 from t2t_lite.run.checkpoints import write_only_checkpoint
 from t2t_lite.run.description import save_as_run
 from t2t_lite.run.run_layout import BEST_DIR, BEST_RECORD, best_dir, worker_scratch
-from t2t_lite.strategy import is_chief
+from t2t_lite.distribute.strategy import is_chief
 
 
 def read_record(output_dir):

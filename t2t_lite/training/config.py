@@ -11,7 +11,7 @@ import dataclasses
 
 from t2t_lite.cli.command_line import check_choices, require, setting
 from t2t_lite.cli.shared_settings import shared
-from t2t_lite.cluster_forming import CLUSTER_TIMEOUT_SECONDS
+from t2t_lite.distribute.cluster_forming import CLUSTER_TIMEOUT_SECONDS
 from t2t_lite.errors import UserError
 
 

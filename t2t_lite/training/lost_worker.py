@@ -10,7 +10,7 @@ import re
 
 import tensorflow as tf
 
-from t2t_lite.cluster import find_cluster
+from t2t_lite.distribute.cluster import find_cluster
 from t2t_lite.errors import UserError
 
 PEER_ERRORS = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError,

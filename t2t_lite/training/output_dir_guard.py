@@ -21,7 +21,7 @@ import shutil
 
 from absl import logging
 
-from t2t_lite.cluster import find_cluster
+from t2t_lite.distribute.cluster import find_cluster
 from t2t_lite.files import writer_lock
 from t2t_lite.files.atomic_files import write_bytes_atomic
 from t2t_lite.run import run_layout
@@ -87,7 +87,7 @@ def _read(path):
 
 
 def is_chief_process():
-  """Whether this process writes the run directory: its cluster's chief (`t2t_lite.cluster`;
-  `t2t_lite.strategy.is_chief` once the strategy exists), or the only process."""
+  """Whether this process writes the run directory: its cluster's chief (`t2t_lite.distribute.cluster`;
+  `t2t_lite.distribute.strategy.is_chief` once the strategy exists), or the only process."""
   cluster = find_cluster()
   return cluster is None or cluster.is_chief

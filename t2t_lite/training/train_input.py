@@ -28,7 +28,7 @@ warning says the position is approximate.
 from absl import logging
 import tensorflow as tf
 
-from t2t_lite.strategy import input_pipeline, is_multi_worker
+from t2t_lite.distribute.strategy import input_pipeline, is_multi_worker
 
 ITERATOR = "train_iterator"  # The name of the iterator's state in a checkpoint.
 

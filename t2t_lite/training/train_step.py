@@ -27,7 +27,7 @@ import keras
 import tensorflow as tf
 
 from t2t_lite.layers.losses import non_padding, smoothed_cross_entropy
-from t2t_lite.strategy import local_replicas
+from t2t_lite.distribute.strategy import local_replicas
 
 # What a step reports, summed over replicas and micro-batches.
 STAT_NAMES = ("loss_sum", "nll_sum", "correct", "tokens", "input_tokens", "examples")

@@ -25,7 +25,7 @@ from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
                                      check_run_directory_name)
-from t2t_lite.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu
+from t2t_lite.distribute.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu
 from t2t_lite.training import cost
 from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding

@@ -22,7 +22,7 @@ from t2t_lite import __version__
 from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.digests import data_digests
 from t2t_lite.run.run_layout import checkpoint_step
-from t2t_lite.strategy import is_chief, is_multi_worker
+from t2t_lite.distribute.strategy import is_chief, is_multi_worker
 from t2t_lite.training.lost_worker import PEER_ERRORS, lost_worker_error
 from t2t_lite.training.worker_agreement import (Task, difference_error, digest_row,
                                                 first_difference, of_one_layout,

@@ -19,7 +19,7 @@ that started the process (`srun`).
   or on its CPU: the resolver's own split of a node's GPUs among its tasks is not used
   (it overwrites what Slurm set, and fails on a node without GPUs).
 - A cluster of one worker is no cluster (None).
-- Its addresses are checked before any worker connects (`t2t_lite.cluster_addresses`), and
+- Its addresses are checked before any worker connects (`t2t_lite.distribute.cluster_addresses`), and
   this task's place in it: each mistake one line.
 """
 
@@ -30,7 +30,7 @@ import re
 
 import tensorflow as tf
 
-from t2t_lite.cluster_addresses import GUIDE, TRAINING_JOBS, check_addresses
+from t2t_lite.distribute.cluster_addresses import GUIDE, TRAINING_JOBS, check_addresses
 from t2t_lite.errors import UserError
 
 SLURM_PORT = 8888  # SlurmClusterResolver's first port when srun reserved none.

@@ -1,5 +1,5 @@
 """Choosing the tf.distribute strategy: one device, several local devices, or several
-machines (the cluster `t2t_lite.cluster` finds); which devices it computes on, how the
+machines (the cluster `t2t_lite.distribute.cluster` finds); which devices it computes on, how the
 input is split, and which process writes (the chief).
 
     strategy = make_strategy(worker_gpu=2, locally_shard_to_cpu=True)  # 2 logical CPUs
@@ -9,8 +9,8 @@ input is split, and which process writes (the chief).
 from absl import logging
 import tensorflow as tf
 
-from t2t_lite.cluster import find_cluster, writes_the_run
-from t2t_lite.cluster_forming import CLUSTER_TIMEOUT_SECONDS, wait_for_the_cluster
+from t2t_lite.distribute.cluster import find_cluster, writes_the_run
+from t2t_lite.distribute.cluster_forming import CLUSTER_TIMEOUT_SECONDS, wait_for_the_cluster
 from t2t_lite.cores import usable_cores
 from t2t_lite.errors import UserError
 
@@ -24,7 +24,7 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
                   cluster_timeout_seconds=CLUSTER_TIMEOUT_SECONDS):
   """The strategy a command uses.
 
-  - A cluster of several workers (`t2t_lite.cluster`: TF_CONFIG, or a Slurm step of
+  - A cluster of several workers (`t2t_lite.distribute.cluster`: TF_CONFIG, or a Slurm step of
     several tasks), and `across_workers`: MultiWorkerMirroredStrategy over it.
   - `locally_shard_to_cpu`: MirroredStrategy over `worker_gpu` logical devices the CPU is
     split into (tensor2tensor's flag; what several GPUs give, on any machine).
@@ -35,7 +35,7 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
   across_workers: False for commands that work on this machine alone (decoding, export):
     they use its devices whatever the cluster is.
   cluster_timeout_seconds: how long to wait for the other workers to start before
-    MultiWorkerMirroredStrategy connects them (`t2t_lite.cluster_forming`); 0: for ever.
+    MultiWorkerMirroredStrategy connects them (`t2t_lite.distribute.cluster_forming`); 0: for ever.
   """
   cluster = find_cluster()
   if cluster and across_workers:

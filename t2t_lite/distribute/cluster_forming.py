@@ -24,7 +24,7 @@ import time
 
 from absl import logging
 
-from t2t_lite.cluster_addresses import GUIDE, TRAINING_JOBS, split_address, task_name
+from t2t_lite.distribute.cluster_addresses import GUIDE, TRAINING_JOBS, split_address, task_name
 from t2t_lite.errors import UserError
 
 CLUSTER_TIMEOUT_SECONDS = 600  # --cluster_timeout_seconds's default.
@@ -34,7 +34,7 @@ LISTED = 8  # Tasks named in a line before "and N more".
 
 
 def wait_for_the_cluster(cluster, timeout_seconds=CLUSTER_TIMEOUT_SECONDS):
-  """Returns once every task of `cluster` (a `t2t_lite.cluster.Cluster`) but this one accepts
+  """Returns once every task of `cluster` (a `t2t_lite.distribute.cluster.Cluster`) but this one accepts
   a connection (module doc); UserError when `timeout_seconds` pass first."""
   started = time.monotonic()
   missing = {task_name(job, index): address for job in TRAINING_JOBS

@@ -2,7 +2,7 @@
 hang on or silently change becomes one line: every address a host and a port of 1-65535
 (gRPC would wrap 99999 round to 34463), no address named twice (two tasks at one address
 never form a cluster), at most one chief. (Whether this task is one of the cluster's:
-`t2t_lite.cluster`, in the words of the cluster's source.)
+`t2t_lite.distribute.cluster`, in the words of the cluster's source.)
 
     check_addresses(jobs, "TF_CONFIG")                   # UserError, or nothing to say
     host, port = split_address("node1:2222")             # "[::1]:2222" -> ("::1", 2222)
