@@ -1,5 +1,5 @@
-"""A worker waiting for the others of its cluster (t2t_lite.distribute.cluster_forming): it goes on once
-every other task answers, ends with one line naming those that have not within
+"""A worker waiting for the others of its cluster (t2t_lite.distribute.cluster_forming): it
+goes on once every other task answers, ends with one line naming those that have not within
 --cluster_timeout_seconds or when its own port is taken, and a signal ends the wait at once
 with 128 + the signal, through t2t-trainer as a cluster manager starts it."""
 

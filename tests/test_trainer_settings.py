@@ -10,7 +10,7 @@ import keras
 from t2t_lite.models.parameter_summary import format_summary
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
-from t2t_lite.training.trainer import xla_bucket_note
+from t2t_lite.data.batching import xla_bucket_note
 from trainer_runs import run_trainer
 
 

@@ -28,6 +28,21 @@ def bucket_batch_sizes(boundaries, batch_size, max_length):
   return [max(1, batch_size // length) for length in list(boundaries) + [max_length]]
 
 
+def xla_bucket_note(hparams):
+  """XLA compiles the step once per batch shape: with batches padded to their length
+  bucket's boundary, once per bucket. -> that count, and how a larger bucket step cuts it."""
+  def buckets(step):
+    return len(bucket_boundaries(hparams.max_length, hparams.min_length_bucket, step)) + 1
+  count = buckets(hparams.length_bucket_step)
+  larger_step = round(hparams.length_bucket_step * 1.5, 2)
+  larger_count = buckets(larger_step)
+  fewer = (f"; fewer buckets: --hparams=length_bucket_step={larger_step} gives "
+           f"{larger_count}" if larger_count < count else "")
+  return (f"XLA: training batches are padded to their length bucket's boundary, so the step "
+          f"compiles at most {count} times (once per bucket, as the buckets first occur)"
+          f"{fewer}")
+
+
 def example_length(example):
   """max(len(inputs), len(targets)) of one example: what buckets and `max_length` use."""
   return tf.maximum(tf.shape(example["inputs"])[0], tf.shape(example["targets"])[0])

@@ -19,8 +19,9 @@ that started the process (`srun`).
   or on its CPU: the resolver's own split of a node's GPUs among its tasks is not used
   (it overwrites what Slurm set, and fails on a node without GPUs).
 - A cluster of one worker is no cluster (None).
-- Its addresses are checked before any worker connects (`t2t_lite.distribute.cluster_addresses`), and
-  this task's place in it: each mistake one line.
+- Its addresses are checked before any worker connects
+  (`t2t_lite.distribute.cluster_addresses`), and this task's place in it: each mistake one
+  line.
 """
 
 import dataclasses

@@ -34,8 +34,8 @@ LISTED = 8  # Tasks named in a line before "and N more".
 
 
 def wait_for_the_cluster(cluster, timeout_seconds=CLUSTER_TIMEOUT_SECONDS):
-  """Returns once every task of `cluster` (a `t2t_lite.distribute.cluster.Cluster`) but this one accepts
-  a connection (module doc); UserError when `timeout_seconds` pass first."""
+  """Returns once every task of `cluster` (a `t2t_lite.distribute.cluster.Cluster`) but
+  this one accepts a connection (module doc); UserError when `timeout_seconds` pass first."""
   started = time.monotonic()
   missing = {task_name(job, index): address for job in TRAINING_JOBS
              for index, address in enumerate(cluster.jobs.get(job, ()))

@@ -87,7 +87,8 @@ def _read(path):
 
 
 def is_chief_process():
-  """Whether this process writes the run directory: its cluster's chief (`t2t_lite.distribute.cluster`;
-  `t2t_lite.distribute.strategy.is_chief` once the strategy exists), or the only process."""
+  """Whether this process writes the run directory: its cluster's chief
+  (`t2t_lite.distribute.cluster`; `t2t_lite.distribute.strategy.is_chief` once the strategy
+  exists), or the only process."""
   cluster = find_cluster()
   return cluster is None or cluster.is_chief

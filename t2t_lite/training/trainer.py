@@ -18,14 +18,15 @@ from absl import logging
 import keras
 import tensorflow as tf
 
-from t2t_lite.data.batching import bucket_boundaries
+from t2t_lite.data.batching import xla_bucket_note
 from t2t_lite.errors import UserError
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
                                      check_run_directory_name)
-from t2t_lite.distribute.strategy import device_names, is_chief, is_multi_worker, make_strategy, uses_gpu
+from t2t_lite.distribute.strategy import (device_names, is_chief, is_multi_worker, make_strategy,
+                                          uses_gpu)
 from t2t_lite.training import cost
 from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
@@ -131,21 +132,6 @@ def current_step(optimizer):
   """The optimizer's update count: the step (a MirroredVariable's read under several
   replicas)."""
   return int(optimizer.iterations.numpy())
-
-
-def xla_bucket_note(hparams):
-  """XLA compiles the step once per batch shape: with batches padded to their length
-  bucket's boundary, once per bucket. -> that count, and how a larger bucket step cuts it."""
-  def buckets(step):
-    return len(bucket_boundaries(hparams.max_length, hparams.min_length_bucket, step)) + 1
-  count = buckets(hparams.length_bucket_step)
-  larger_step = round(hparams.length_bucket_step * 1.5, 2)
-  larger_count = buckets(larger_step)
-  fewer = (f"; fewer buckets: --hparams=length_bucket_step={larger_step} gives "
-           f"{larger_count}" if larger_count < count else "")
-  return (f"XLA: training batches are padded to their length bucket's boundary, so the step "
-          f"compiles at most {count} times (once per bucket, as the buckets first occur)"
-          f"{fewer}")
 
 
 def _dev_decoding(run, data_dir, config):
