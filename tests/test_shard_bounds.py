@@ -91,3 +91,16 @@ def test_the_command_refuses_num_shards_past_the_bounds_in_one_line(tmp_path):
       "t2t-datagen: error: --num_shards=100000"), result.stderr[-2000:]
   assert not os.path.exists(tmp_path / "data") or not [
       name for name in os.listdir(tmp_path / "data") if name.endswith(".tfrecord")]
+
+
+def test_a_soft_limit_the_system_will_not_raise_is_one_line(file_limits, monkeypatch):
+  from t2t_lite.data import shard_bounds
+
+  def refuse(which, values):
+    raise ValueError("not allowed to raise maximum limit")
+  file_limits.update(soft=1024, hard=resource.RLIM_INFINITY)
+  monkeypatch.setattr(resource, "setrlimit", refuse)
+  message = one_line_error(lambda: shard_bounds.make_room_for(5_000_000, processes=2))
+  assert message.startswith("--num_shards=5000000: writing them needs ")
+  assert "but this process may open at most 1024 (the system refused more); pass " \
+         "--num_shards=" in message

@@ -31,11 +31,17 @@ def make_room_for(files, processes):
   if needed <= soft:
     return
   if hard != resource.RLIM_INFINITY and needed > hard:
-    most = max(hard - others, 0)
-    raise UserError(f"--num_shards={files}: writing them needs {needed} open files at once, "
-                    f"but this process may open at most {hard} (its hard limit, ulimit -Hn); "
-                    f"pass --num_shards={most} or fewer, or raise the limit")
-  resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    raise _too_many(files, needed, hard, others, "its hard limit, ulimit -Hn")
+  try:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+  except (ValueError, OSError):  # Past what the system allows a process (Linux: nr_open).
+    raise _too_many(files, needed, soft, others, "the system refused more") from None
+
+
+def _too_many(files, needed, limit, others, why):
+  return UserError(f"--num_shards={files}: writing them needs {needed} open files at once, "
+                   f"but this process may open at most {limit} ({why}); pass "
+                   f"--num_shards={max(limit - others, 1)} or fewer, or raise the limit")
 
 
 def check_against_pairs(num_shards, pairs):
