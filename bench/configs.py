@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 
 # Training: the paper's vocabulary size class (32k shared BPE) and one fixed token batch.
 TRAIN_VOCAB_SIZE = 32768

@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from t2t_lite.data import records  # noqa: E402
-from t2t_lite.hparams import HParams  # noqa: E402
+from t2t_lite.models.hyperparameters import HParams  # noqa: E402
 
 
 def measure(batches, seconds):

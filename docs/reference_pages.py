@@ -24,7 +24,7 @@ import re
 import sys
 
 from t2t_lite.cli import command_line, tensor2tensor_names
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.registry import HPARAMS, PROBLEMS
 
 DOCS = os.path.dirname(os.path.abspath(__file__))

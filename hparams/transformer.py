@@ -23,7 +23,7 @@ False makes them three (here: both False, `UNTIED`).
 
 from dataclasses import replace
 
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 
 # tensor2tensor's shared_embedding_and_softmax_weights=False: three separate matrices.
 UNTIED = {"shared_embedding": False, "shared_embedding_and_softmax_weights": False}

@@ -2,7 +2,7 @@
 
 A subpackage per job (docs/architecture.md draws the layers):
   layers/               the Transformer's Keras 3 layers and its loss.
-  models/               the model, and its size from its hparams alone.
+  models/               the model, its hyperparameters' class, its size from them alone.
   data/                 text, vocabularies, records, the input pipeline: t2t-datagen's side.
   decoding/             the searches and t2t-decoder's translator.
   run/                  a run directory as one object; the guard of every path written.
@@ -18,7 +18,6 @@ A subpackage per job (docs/architecture.md draws the layers):
 The root keeps what several layers share:
   errors.py             errors a user can cause: each prints as one line, never a traceback.
   constants.py          the special ids and the large negatives every layer agrees on.
-  hparams.py            typed, frozen hyperparameters with tensor2tensor's field names.
   registry.py           named problems, hparams sets and models: installed, or by decorator.
   names.py              the names registered things go by when none is given.
   quiet.py              TensorFlow imported without its chatter and without JAX.

@@ -34,7 +34,7 @@ def edit_json(path, change):
 def read_all(problem, data_dir, split, training, **fields):
   """Every example of `split` once, as the pipeline batches it under HParams with `fields`
   set: [(inputs ids, targets ids)], padding left out."""
-  from t2t_lite.hparams import HParams
+  from t2t_lite.models.hyperparameters import HParams
   hparams = HParams(batch_size=4 * MAX_LENGTH, max_length=MAX_LENGTH, **fields)
   dataset = problem.dataset(split, data_dir, hparams, training=training, shuffle=False,
                             repeat=False, deterministic=True)

@@ -4,7 +4,7 @@ import dataclasses
 
 import numpy as np
 
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.models.transformer import Transformer
 
 VOCAB = 40

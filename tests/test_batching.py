@@ -9,7 +9,7 @@ import pytest
 from t2t_lite.data import batching, pipeline, records
 from t2t_lite.data.vocabulary import EOS_ID
 from t2t_lite.errors import UserError
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 
 # tensor2tensor's _bucket_boundaries(256, 8, 1.1), worked out by hand: +1 while int(x * 1.1)
 # does not grow, then int(x * 1.1).

@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from helpers import read_all
 from t2t_lite.constants import EOS_ID
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 
 
 def texts(vocab, sequences):

@@ -17,7 +17,7 @@ from t2t_lite.data import datagen, encoding, records
 from t2t_lite.data.problem import Drop, Sources, TextPairProblem
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import write_bytes_atomic
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 
 PROBLEM = "translate_from_files"
 TRAIN_LINES = 2000

@@ -7,7 +7,7 @@ import pytest
 from t2t_lite.data.problem import DecodeDefaults
 from t2t_lite.decoding.decode_hparams import DecodeHParams, decode_hparams_for
 from t2t_lite.errors import UserError
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 
 
 class Parsing:

@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 import keras
 
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.training.fused_adam import FusedAdam
 from t2t_lite.training.optimization import build_optimizer
 

@@ -242,7 +242,7 @@ def test_command_lines_of_generated_flags():
                             t2t_exporter, t2t_trainer, t2t_visualize)
   from t2t_lite.cli import command_line
   from t2t_lite.decoding.decode_hparams import decode_hparams_for
-  from t2t_lite.hparams import HParams
+  from t2t_lite.models.hyperparameters import HParams
   from t2t_lite.training.config import TrainConfig
   registry.load_registries()
   problem = registry.PROBLEMS["translate_from_files"]()
@@ -289,7 +289,7 @@ OVERRIDE_NAMES = st.sampled_from(["learning_rate_constant", "hidden_size", "pre_
 
 def test_hparams_and_decode_hparams_of_generated_strings():
   from t2t_lite.decoding.decode_hparams import decode_hparams_for
-  from t2t_lite.hparams import HParams
+  from t2t_lite.models.hyperparameters import HParams
   from t2t_lite.registry import HPARAMS, PROBLEMS
   problem = PROBLEMS["parsing_english_ptb16k"]()
   base = HPARAMS["transformer_test_small"]()

@@ -6,7 +6,7 @@ import pytest
 
 from t2t_lite.cli.overrides import parse_overrides
 from t2t_lite.errors import UserError
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.registry import HPARAMS
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.layers.losses import SmoothedCrossEntropy, mean_over_tokens, smoothed_cross_entropy
 from t2t_lite.training.optimization import FactorSchedule, build_optimizer, learning_rate_schedule
 

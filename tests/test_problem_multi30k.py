@@ -11,7 +11,7 @@ import pytest
 
 from commands import one_line_error
 from t2t_lite.data.problem import DecodeDefaults, Sources
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.problems import translate_multi30k
 from t2t_lite.registry import PROBLEMS
 

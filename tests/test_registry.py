@@ -65,7 +65,7 @@ def test_usr_dir_registers_the_users_sets(tmp_path):
   (package / "__init__.py").write_text(
       "from dataclasses import replace\n"
       "from t2t_lite.registry import HPARAMS\n"
-      "from t2t_lite.hparams import HParams\n"
+      "from t2t_lite.models.hyperparameters import HParams\n"
       "@HPARAMS.register\n"
       "def my_usr_dir_small():\n"
       "  return replace(HParams(), hidden_size=64)\n")

@@ -18,7 +18,7 @@ from t2t_lite.data.target_order import reversed_before_eos, reversed_ids
 from t2t_lite.decoding.model_decoding import decode_ids, n_best
 from t2t_lite.decoding.rerank import ROWS_PER_CALL, Reranker
 from t2t_lite.decoding.right_to_left import check_rules
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from tiny_runs import TINY_HPARAMS, copy_run, tiny_run
 from trainer_runs import BEAM_WITH_OUTPUTS
 

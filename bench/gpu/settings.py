@@ -9,7 +9,7 @@ import importlib.util
 import os
 import sys
 
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 
 MODEL_SETS = {"base": "transformer_base", "big": "transformer_big"}
 # A smoke run's XLA: little optimisation, so that its many small compilations are quick.

@@ -25,7 +25,7 @@ from keras import ops
 
 from t2t_lite.constants import PER_EXAMPLE
 from t2t_lite.errors import UserError
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.layers.attention_bias import causal_bias, padding_bias, step_bias
 from t2t_lite.layers.built_by_first_call import BuiltByFirstCall
 from t2t_lite.layers.decoder import Decoder

@@ -25,7 +25,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import copy_file_atomic, write_text_atomic
 from t2t_lite.files.file_reading import SMALL_FILE_BYTES, read_bytes, read_text
 from t2t_lite.files.json_files import DamagedFile, check_field, parse_json, parse_object
-from t2t_lite.hparams import HParams
+from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.models.size import check_model_fits
 from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import checkpoint_paths, write_only_checkpoint
