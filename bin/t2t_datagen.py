@@ -54,11 +54,12 @@ class DatagenFlags:
                             "(at least the problem's own count, 16 unless it says), so that "
                             "N workers each read whole files of their own. At most the train "
                             "pairs, and the files the command may open at once (it raises its "
-                            "soft limit, ulimit -n, up to the hard one where needed).")
+                            "soft limit, ulimit -n, up to the hard one where needed).",
+                            minimum=1)
   num_concurrent_processes: int = setting(None, "Processes that encode and serialize the "
                                           "records. Default: one per core this command may "
                                           "use; at most 4 a core. The records are the "
-                                          "same whatever the number.")
+                                          "same whatever the number.", minimum=1)
   progress: bool = setting(True, "Show a progress line on stderr while reading.")
 
 

@@ -44,35 +44,41 @@ class ServeFlags:
                             "digits, _, - and .).")
   host: str = setting("127.0.0.1", "The address to listen on (0.0.0.0: every interface).")
   port: int = setting(8501, "The port to listen on (TensorFlow Serving's REST port; 0: any "
-                      "free port, printed when listening).")
-  max_batch_size: int = setting(32, "The most sentences one search decodes.")
+                      "free port, printed when listening).", minimum=0, maximum=65535)
+  max_batch_size: int = setting(32, "The most sentences one search decodes.", minimum=1)
   batch_timeout_micros: int = setting(
       1000, "How long a free batch thread waits (microseconds) from the oldest waiting "
-      "sentence's arrival for a full batch, before decoding what there is.")
+      "sentence's arrival for a full batch, before decoding what there is.", minimum=0)
   max_enqueued_batches: int = setting(
       8, "How many batches may wait; a request that would pass them gets 503 with "
-      "Retry-After.")
+      "Retry-After.", minimum=1)
   num_batch_threads: int = setting(
       0, "How many batches are decoded at once (0: one per CPU core this process may use, "
       "TensorFlow Serving's default); beside a batch being decoded, another starts only when "
-      "full (2 threads on 2 cores: 64 clients got 1.3x one thread's rate).")
-  max_body_bytes: int = setting(1 << 20, "The largest request body taken (413 beyond).")
+      "full (2 threads on 2 cores: 64 clients got 1.3x one thread's rate).", minimum=0,
+      bound_hint="0: one per CPU core")
+  max_body_bytes: int = setting(1 << 20, "The largest request body taken (413 beyond).",
+                                minimum=1)
   body_timeout_seconds: float = setting(
-      60.0, "How long a request's body may take to arrive, from its headers (408 beyond).")
+      60.0, "How long a request's body may take to arrive, from its headers (408 beyond).",
+      above=0)
   idle_timeout_seconds: float = setting(
       75.0, "How long a connection may wait for a request's headers, from its opening or "
       "its last answer, before it is closed (an idle keep-alive connection, or headers "
-      "trickling in). Above a load balancer's idle timeout (60 s on many).")
+      "trickling in). Above a load balancer's idle timeout (60 s on many).", above=0)
   max_connections: int = setting(
       0, "The most connections open at once; a new one beyond closes the connection that "
       "has waited longest for a request (or else is closed itself). 0: 1024, or the "
-      "file-descriptor limit less 128 where that is lower.")
+      "file-descriptor limit less 128 where that is lower.", minimum=0,
+      bound_hint="0: the default")
   drain_seconds: float = setting(
       25.0, "After SIGTERM, how long the requests already accepted have to be answered; "
       "then the connections left are closed and the process exits 0 (25: within "
-      "Kubernetes' default grace period of 30 s).")
-  max_sentences_per_request: int = setting(64, "The most sentences one request may hold.")
-  max_sentence_length: int = setting(1000, "The most characters a sentence may have.")
+      "Kubernetes' default grace period of 30 s).", minimum=0)
+  max_sentences_per_request: int = setting(64, "The most sentences one request may hold.",
+                                           minimum=1)
+  max_sentence_length: int = setting(1000, "The most characters a sentence may have.",
+                                     minimum=1)
   length_penalty: float = setting(
       0.4, "With a CTranslate2 export: its beam's length penalty, log_prob / len ** "
       "length_penalty (0.4 ranks about as alpha 0.6 does for outputs of 12 tokens).")
@@ -97,20 +103,6 @@ def main(argv):
   from t2t_lite.serving.rest_api import check_model_name
   from t2t_lite.serving.server import ServerConfig, serve
   check_model_name(args.model_name)
-  if args.num_batch_threads < 0:
-    raise UserError(f"--num_batch_threads={args.num_batch_threads} must be at least 0 (0: one "
-                    f"per CPU core)")
-  for name in ("max_batch_size", "max_enqueued_batches", "max_body_bytes",
-               "max_sentences_per_request", "max_sentence_length"):
-    if getattr(args, name) < 1:
-      raise UserError(f"--{name}={getattr(args, name)} must be at least 1")
-  if args.batch_timeout_micros < 0 or not 0 <= args.port < 65536:
-    raise UserError("--batch_timeout_micros must be >= 0 and --port in 0..65535")
-  for name in ("body_timeout_seconds", "idle_timeout_seconds"):
-    if getattr(args, name) <= 0:
-      raise UserError(f"--{name}={getattr(args, name):g} must be more than 0")
-  if args.max_connections < 0 or args.drain_seconds < 0:
-    raise UserError("--max_connections (0: the default) and --drain_seconds must be >= 0")
   batching = BatchingSettings(args.max_batch_size, args.batch_timeout_micros,
                               args.max_enqueued_batches,
                               args.num_batch_threads or usable_cores())

@@ -93,7 +93,7 @@ def commands_page():
         aliases = tensor2tensor_names.flag_aliases(field.name)
         flag = f"`--{field.name}`" + "".join(f" (`--{alias}`)" for alias in aliases)
         choices = field.metadata.get("choices")
-        help_text = field.metadata["help"] + (
+        help_text = command_line.flag_help(field) + (
             f" One of: {', '.join(choices)}." if choices else "")
         lines.append(f"| {flag} | {_default(field)} | {_cell(help_text)} |")
     lines.append("")

@@ -55,7 +55,7 @@ def test_registry_help_lists_everything_registered():
      "t2t-trainer: error: --t2t_usr_dir /nope: no such directory"),
     (["--hparams_set=transformer_tiny", "--problem=translate_ende_wmt32k", "--data_dir=/nope",
       "--output_dir=/nope", "--local_eval_frequency=0"],
-     "t2t-trainer: error: --local_eval_frequency=0: it must be >= 1 (--schedule=train"),
+     "t2t-trainer: error: --local_eval_frequency=0: it must be at least 1 (--schedule=train"),
     (["--hparams_set=transformer_base", "--train_step=5"],
      "t2t-trainer: error: Unknown command line flag 'train_step'. Did you mean: train_steps"),
     (["--hparams_set=transformer_base", "--schedule=trian"],

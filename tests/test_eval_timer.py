@@ -63,7 +63,7 @@ def test_several_workers_refuse_evaluations_by_time():
 
 
 def test_eval_every_minutes_has_a_floor():
-  with pytest.raises(UserError, match=r"--eval_every_minutes=-1: it must be >= 0"):
+  with pytest.raises(UserError, match=r"--eval_every_minutes=-1: it must be at least 0"):
     TrainConfig(output_dir="run", eval_every_minutes=-1)
 
 

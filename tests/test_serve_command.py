@@ -27,9 +27,9 @@ SENTENCES = [line.split("\t")[0] for line in tiny_text(3, offset=5000).splitline
      "a SavedModel decodes with the settings it was exported with"),
     (["--model_base_path={export}", "--max_sentences_per_request=1000"],
      "--max_sentences_per_request=1000 exceeds what the queue holds"),
-    (["--model_base_path={export}", "--max_batch_size=0"], "--max_batch_size=0 must be"),
+    (["--model_base_path={export}", "--max_batch_size=0"], "--max_batch_size=0: it must be at least 1"),
     (["--model_base_path={export}", "--num_batch_threads=-1"],
-     "--num_batch_threads=-1 must be at least 0 (0: one per CPU core)"),
+     "--num_batch_threads=-1: it must be at least 0 (0: one per CPU core)"),
     (["--output_dir={run}", "--decode_hparams=batch_size=8"],
      "drop batch_size from --decode_hparams"),
 ])

@@ -46,7 +46,6 @@ def file_limits(monkeypatch):
 
 
 @pytest.mark.parametrize("num_shards, soft, hard, refusal", [
-    (0, 1024, 4096, "--num_shards=0 must be at least 1"),
     (PAIRS + 1, 1024, 4096, f"--num_shards={PAIRS + 1} is more than the {PAIRS} train pairs "
      f"(a file would hold no record); pass --num_shards={PAIRS} or fewer"),
     (100_000, 1024, 4096, "--num_shards=100000: writing them needs "),

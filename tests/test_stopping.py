@@ -345,7 +345,7 @@ def test_a_checkpoint_without_the_seconds_trained_resumes_as_none_trained(
 
 
 def test_train_minutes_has_a_floor():
-  with pytest.raises(UserError, match=r"--train_minutes=-1: it must be >= 0"):
+  with pytest.raises(UserError, match=r"--train_minutes=-1: it must be at least 0"):
     TrainConfig(output_dir="run", train_minutes=-1)
 
 

@@ -5,6 +5,7 @@ flags, and what every command checks.
     class BleuFlags:
       translation: str = setting(None, "Translated text, one sentence a line.")
       variant: str = setting("both", "Which scores.", choices=("cased", "uncased", "both"))
+      max_lines: int = setting(None, "Score the first N lines.", minimum=1)   # None: all
       t2t_usr_dir: str = shared("t2t_usr_dir")     # several commands' (cli/shared_settings.py)
 
     define_flags(BleuFlags)                 # at import: --translation, --variant, ...
@@ -13,7 +14,9 @@ flags, and what every command checks.
 
 A field with help text (`setting`) is a flag of its name, type (int, float: finite, str,
 bool, list: comma-separated) and default, listed by --helpfull under the dataclass's module;
-`choices` in its metadata makes it an enum flag (`check_choices` checks a built config).
+`choices` in its metadata makes it an enum flag (`check_choices` checks a built config);
+`minimum`, `above` and `maximum` bound a number (`t2t_lite.cli.flag_bounds`: `flag_values`
+refuses a value outside them in one line, and the help states them).
 Fields without help text are not flags: the caller gives them. A flag several dataclasses
 declare is defined once, and must be declared alike (`t2t_lite.cli.shared_settings` declares
 the common ones). tensor2tensor's flag names and values are taken too
@@ -27,6 +30,7 @@ import typing
 from absl import flags
 
 from t2t_lite.cli import tensor2tensor_names
+from t2t_lite.cli.flag_bounds import BOUNDS, check_bounds, range_text
 from t2t_lite.errors import MissingFlag, UserError
 
 _DEFINE = {int: flags.DEFINE_integer, float: flags.DEFINE_float, str: flags.DEFINE_string,
@@ -34,9 +38,22 @@ _DEFINE = {int: flags.DEFINE_integer, float: flags.DEFINE_float, str: flags.DEFI
 _DECLARED = {}  # flag name -> (type, default, help, choices) it was defined with
 
 
+_METADATA = {"choices", "bound_hint", *BOUNDS}  # What `setting` takes beside the help.
+
+
 def setting(default, help_text, **metadata):
-  """A dataclass field that is also a flag: its default and help text (see the module doc)."""
+  """A dataclass field that is also a flag: its default and help text, and its `choices`
+  or its range (`minimum`, `above`, `maximum`, `bound_hint`: `t2t_lite.cli.flag_bounds`)."""
+  unknown = set(metadata) - _METADATA
+  if unknown:
+    raise TypeError(f"setting() takes no {', '.join(sorted(unknown))}")
   return dataclasses.field(default=default, metadata=dict(metadata, help=help_text))
+
+
+def flag_help(field):
+  """A flag field's help, and the range it declares (`t2t_lite.cli.flag_bounds`)."""
+  bounds = range_text(field)
+  return field.metadata["help"] + (f" Must be {bounds}." if bounds else "")
 
 
 def flag_fields(config_class):
@@ -57,16 +74,16 @@ def define_flags(config_class, module_name=None):
   types = typing.get_type_hints(config_class)
   for field in flag_fields(config_class):
     choices = field.metadata.get("choices")
-    declaration = (types[field.name], field.default, field.metadata["help"], choices)
+    declaration = (types[field.name], field.default, flag_help(field), choices)
     aliases = {alias: f"tensor2tensor's name for --{field.name}."
                for alias in tensor2tensor_names.flag_aliases(field.name)}
-    for name, help_text in {field.name: field.metadata["help"], **aliases}.items():
+    for name, text in {field.name: declaration[2], **aliases}.items():
       if _DECLARED.get(name) == declaration:
         continue
       if name in _DECLARED or name in flags.FLAGS:
         raise ValueError(f"--{name} is declared twice differently ({config_class.__name__})")
       _DECLARED[name] = declaration
-      _define(name, declaration, help_text, module_name or config_class.__module__)
+      _define(name, declaration, text, module_name or config_class.__module__)
 
 
 def _define(name, declaration, help_text, module):
@@ -83,11 +100,14 @@ def _define(name, declaration, help_text, module):
 
 def flag_values(config_class, **values):
   """A `config_class` of its parsed flags (tensor2tensor's names and values translated) and
-  of `values` for the fields that are not flags."""
+  of `values` for the fields that are not flags; UserError for a value outside the range
+  its field declares."""
   for field in flag_fields(config_class):
     if field.name not in values:
       values[field.name] = _flag_value(field.name)
-  return config_class(**values)
+  config = config_class(**values)
+  check_bounds(config)
+  return config
 
 
 def _flag_value(name):

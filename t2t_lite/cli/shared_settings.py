@@ -8,7 +8,8 @@ takes one by name:
 
 from t2t_lite.cli.command_line import setting
 
-# name -> (default, help text). Each command's dataclass gives the type.
+# name -> (default, help text[, the rest of its `setting`: its range]). Each command's
+# dataclass gives the type.
 SHARED = {
     "t2t_usr_dir": (None, "A Python package directory whose __init__.py registers your own "
                     "problems, hparams sets or models (as in tensor2tensor)."),
@@ -24,21 +25,22 @@ SHARED = {
     "worker_gpu": (0, "Local GPUs to use (MirroredStrategy over them); 0 = all. On a machine "
                    "without GPUs, 0 or 1 means the CPU. With TF_CONFIG naming several "
                    "workers, t2t-trainer uses MultiWorkerMirroredStrategy (the other "
-                   "commands use this machine's devices only)."),
+                   "commands use this machine's devices only).", dict(minimum=0)),
     "locally_shard_to_cpu": (False, "Run the --worker_gpu replicas on as many logical "
                              "devices of the CPU (MirroredStrategy), as tensor2tensor's flag "
                              "did: several replicas on any machine, e.g. for testing. At "
                              "most 8 replicas a usable core."),
     "vocab_size": (None, "Vocabulary size: t2t-datagen trains a SentencePiece vocabulary of "
                    "this size instead of the problem's own (e.g. for a small corpus); "
-                   "t2t-trainer --summary builds the model for it without a problem."),
+                   "t2t-trainer --summary builds the model for it without a problem.",
+                   dict(minimum=2, bound_hint="padding and EOS")),
 }
 
 
 def shared(name):
   """The dataclass field of the shared setting `name`."""
-  default, help_text = SHARED[name]
-  return setting(default, help_text)
+  default, help_text, *metadata = SHARED[name]
+  return setting(default, help_text, **(metadata[0] if metadata else {}))
 
 
 # Why --output_dir is required where a command reads a trained run.

@@ -77,9 +77,6 @@ def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=Non
   """
   if not isinstance(vocab_size, int) or vocab_size < 1:
     raise UserError(f"vocab_size={vocab_size} must be a positive integer")
-  for name, value in (("num_shards", num_shards), ("num_concurrent_processes", processes)):
-    if value is not None and value < 1:
-      raise UserError(f"--{name}={value} must be at least 1")
   processes = processes or usable_cores()
   check_process_count(processes)
   if num_shards:  # Refused before any work where the files could not all be open.

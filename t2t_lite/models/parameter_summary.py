@@ -46,8 +46,6 @@ def summary_for(model_name, hparams, vocab_size=None, problem=None, data_dir=Non
   """`format_summary` of a registered model for `vocab_size`, or else for the vocabularies
   of `problem` (a name) generated in data_dir; UserError when neither is given."""
   if vocab_size is not None:
-    if vocab_size < 2:
-      raise UserError(f"--vocab_size={vocab_size} must be at least 2 (padding and EOS)")
     sizes = vocab_size, vocab_size
   elif problem:
     if not data_dir:

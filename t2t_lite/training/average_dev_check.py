@@ -28,11 +28,6 @@ GREEDY = "beam_size=1"
 TURN_OFF = "--dev_sentences=0 keeps the average regardless"
 
 
-def check_sentences(sentences):
-  if sentences < 0:
-    raise UserError(f"--dev_sentences={sentences} must be >= 0 (0: no dev check)")
-
-
 @dataclasses.dataclass(frozen=True)
 class DevComparison:
   """The average's and the newest checkpoint's scores on the same dev sentences."""

@@ -20,7 +20,7 @@ from t2t_lite.run.description import save_as_run
 from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import AVERAGE_MARKER, check_run_directory_name, checkpoint_step
 from t2t_lite.training.average_defaults import DEFAULT_DEV_SENTENCES
-from t2t_lite.training.average_dev_check import check_sentences, compare_on_dev
+from t2t_lite.training.average_dev_check import compare_on_dev
 
 
 def average_checkpoints(model_dir, output_dir, choice, dev_sentences=DEFAULT_DEV_SENTENCES):
@@ -37,7 +37,6 @@ def average_checkpoints(model_dir, output_dir, choice, dev_sentences=DEFAULT_DEV
   allows is averaged instead; fewer than asked are averaged with a line saying so.
   Returns the written checkpoint's path.
   """
-  check_sentences(dev_sentences)
   if os.path.realpath(model_dir) == os.path.realpath(output_dir):
     raise UserError(f"--output_dir={output_dir} is --model_dir={model_dir}: averaging must not "
                     f"mix its result with the checkpoints it reads; pass a new directory")

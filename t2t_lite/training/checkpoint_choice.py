@@ -14,7 +14,6 @@ import dataclasses
 from fractions import Fraction
 import math
 
-from t2t_lite.errors import UserError
 from t2t_lite.run.run_layout import checkpoint_step
 from t2t_lite.training.average_defaults import DEFAULT_WINDOW
 
@@ -25,15 +24,6 @@ class CheckpointChoice:
   n: int = 5
   window: float = DEFAULT_WINDOW
   min_steps: int = 0
-
-  def __post_init__(self):
-    if self.n < 1:
-      raise UserError(f"--n={self.n}: average at least one checkpoint")
-    if not 0 < self.window <= 1:
-      raise UserError(f"--window={self.window}: the fraction of the run's steps to average "
-                      f"checkpoints from must be above 0 and at most 1 (1: the whole run)")
-    if self.min_steps < 0:
-      raise UserError(f"--min_steps={self.min_steps} must be >= 0")
 
   def first_step(self, newest_step):
     """The oldest step averaged in a run whose newest checkpoint is at `newest_step`."""

@@ -10,9 +10,9 @@ t2t-trainer's flags are these fields (`t2t_lite.cli.command_line`); `output_dir`
 import dataclasses
 
 from t2t_lite.cli.command_line import check_choices, require, setting
+from t2t_lite.cli.flag_bounds import check_bounds
 from t2t_lite.cli.shared_settings import shared
 from t2t_lite.distribute.cluster_forming import CLUSTER_TIMEOUT_SECONDS
-from t2t_lite.errors import UserError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,7 +20,7 @@ class TrainConfig:
   """How to run training (what to train is the problem and the hparams)."""
   output_dir: str = shared("output_dir")
   train_steps: int = setting(250000, "Total optimizer updates (paper: 100k base, 300k big); "
-                             "a resumed run continues up to this step.")
+                             "a resumed run continues up to this step.", minimum=0)
   train_minutes: float = setting(
       0, "The run's total training time: stop at the first step after the run has trained "
       "this many minutes (wall clock of its training loops, evaluations included, summed over "
@@ -35,51 +35,52 @@ class TrainConfig:
       "re-estimated at every step: the rate falls to 0 as the time runs out. A larger value "
       "moves that end to the new projected end, so the rate rises again from where it had "
       "decayed to, to what the schedule gives that end. Without linear_decay the schedule is "
-      "a function of the step alone, and the run ends where on it it got to.")
+      "a function of the step alone, and the run ends where on it it got to.", minimum=0)
   model: str = shared("model")
   schedule: str = setting(
       "train_and_evaluate", "What to run; continuous_train_and_eval is tensor2tensor's name "
       "for train_and_evaluate.", choices=("train", "train_and_evaluate", "evaluate"))
-  eval_steps: int = setting(100, "Dev batches per replica per evaluation; 0 = all.")
-  local_eval_frequency: int = setting(1000, "Steps between evaluations (--eval_every_minutes "
-                                      "adds evaluations by time).")
+  eval_steps: int = setting(100, "Dev batches per replica per evaluation; 0 = all.", minimum=0)
+  local_eval_frequency: int = setting(
+      1000, "Steps between evaluations (--eval_every_minutes adds evaluations by time).",
+      minimum=1, bound_hint="--schedule=train trains without evaluating")
   eval_every_minutes: float = setting(
       None, "Evaluate also once this many minutes have passed since the last evaluation "
       "ended, at most once a step. Default: a tenth of --train_minutes, so that a run under a "
       "time limit shows its progress; off without --train_minutes. 0 = off. Not supported "
-      "across several workers (their clocks would disagree).")
+      "across several workers (their clocks would disagree).", minimum=0)
   keep_checkpoint_max: int = setting(20, "Checkpoints kept (paper averages the last 5 for "
-                                     "base, 20 for big).")
-  save_checkpoints_steps: int = setting(1000, "Save every N steps (0: off).")
+                                     "base, 20 for big).", minimum=1)
+  save_checkpoints_steps: int = setting(1000, "Save every N steps (0: off).", minimum=0)
   save_checkpoints_secs: int = setting(
       None, "Save every M seconds (0: off); the paper saved every 10 minutes. Default: 600, "
       "or under --train_minutes a twentieth of them when that is shorter (at least 60), so "
-      "that t2t-avg-all finds several checkpoints in the run's last tenth.")
+      "that t2t-avg-all finds several checkpoints in the run's last tenth.", minimum=0)
   worker_gpu: int = shared("worker_gpu")
   locally_shard_to_cpu: bool = shared("locally_shard_to_cpu")
   cluster_timeout_seconds: float = setting(
       CLUSTER_TIMEOUT_SECONDS, "Several workers (TF_CONFIG, srun): how long each waits for "
       "the others to start before it ends with one line naming those that did not answer "
-      "(exit status 2); 0 = wait for ever. A signal ends the wait at once.")
+      "(exit status 2); 0 = wait for ever. A signal ends the wait at once.", minimum=0)
   xla: bool = setting(None, "Compile the per-replica step with XLA; default: on for GPUs, off "
                       "on CPU.")
   mixed_precision: str = setting(
       None, "Compute in this dtype (softmax, layer norm and the loss stay float32; float16 "
       "uses dynamic loss scaling). Default float32.", choices=("bfloat16", "float16"))
   gradient_accumulation_steps: int = setting(1, "Micro-batches per replica summed into one "
-                                             "update.")
+                                             "update.", minimum=1)
   random_seed: int = setting(None, "Seed for weights, dropout and the input order (which "
                              "becomes deterministic).")
   warm_start_from: str = setting(None, "Checkpoint (or run directory) whose model weights "
                                  "start a new run.")
   eval_decode_sentences: int = setting(
       100, "Dev sentences decoded (beam search per --decode_hparams) and scored at each "
-      "evaluation: sacreBLEU, or bracket F1 for parsing. 0 = none.")
+      "evaluation: sacreBLEU, or bracket F1 for parsing. 0 = none.", minimum=0)
   # Early stopping and best/ (t2t_lite.training.early_stopping), tensor2tensor's flags.
   eval_early_stopping_steps: int = setting(
       None, "Stop training (saving a last checkpoint) once --eval_early_stopping_metric has "
       "not improved by more than --eval_early_stopping_metric_delta for this many steps, "
-      "checked at each evaluation. Default: never.")
+      "checked at each evaluation. Default: never.", minimum=1)
   eval_early_stopping_metric: str = setting(
       None, "The evaluation metric early stopping watches, and by which every "
       "train_and_evaluate run keeps its best checkpoint in RUN/best (a run directory of its "
@@ -88,7 +89,7 @@ class TrainConfig:
       "decoded metric when --eval_decode_sentences > 0, else loss.")
   eval_early_stopping_metric_delta: float = setting(
       0.1, "How much the metric must improve to count for early stopping (any improvement "
-      "replaces best/).")
+      "replaces best/).", minimum=0)
   eval_early_stopping_metric_minimize: bool = setting(
       None, "Whether lower values of the metric are better. Default: yes for loss and "
       "perplexity, no for accuracy and the decoded metric.")
@@ -106,19 +107,4 @@ class TrainConfig:
   def __post_init__(self):
     require(self, output_dir="the run directory to write checkpoints in")
     check_choices(self)
-    for name, smallest in SMALLEST_VALUES.items():
-      value = getattr(self, name)
-      if value is not None and value < smallest:
-        raise UserError(f"--{name}={value}: it must be >= {smallest}" + (
-            " (--schedule=train trains without evaluating)"
-            if name == "local_eval_frequency" else ""))
-
-
-# The least value each counting setting takes (0 means "off" or "all" where its help says).
-SMALLEST_VALUES = {
-    "train_steps": 0, "train_minutes": 0, "eval_steps": 0, "local_eval_frequency": 1,
-    "eval_every_minutes": 0, "cluster_timeout_seconds": 0,
-    "keep_checkpoint_max": 1,
-    "save_checkpoints_steps": 0, "save_checkpoints_secs": 0, "worker_gpu": 0,
-    "gradient_accumulation_steps": 1, "eval_decode_sentences": 0,
-    "eval_early_stopping_steps": 1, "eval_early_stopping_metric_delta": 0}
+    check_bounds(self)  # The library builds it from Python too.

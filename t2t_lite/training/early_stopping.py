@@ -67,9 +67,6 @@ def choose_metric(config, decoded_metric):
   parsing: bracket_f1), else None. UserError (one line) for a metric the evaluations do
   not report.
   """
-  if not math.isfinite(config.eval_early_stopping_metric_delta):
-    raise UserError(f"--eval_early_stopping_metric_delta="
-                    f"{config.eval_early_stopping_metric_delta}: pass a number >= 0")
   name = _our_name(config.eval_early_stopping_metric)
   if name is None:
     name = "loss" if decoded_metric is None else decoded_metric

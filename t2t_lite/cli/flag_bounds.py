@@ -1,0 +1,44 @@
+"""The range a flag declares on its field, and the one check of it.
+
+    keep_checkpoint_max: int = setting(20, "Checkpoints kept.", minimum=1)
+    window: float = setting(0.1, "...", above=0, maximum=1, bound_hint="1: the whole run")
+
+`minimum` and `maximum` are inclusive, `above` is exclusive. `check_bounds(config)` refuses
+the first value outside its field's range in one line, "--keep_checkpoint_max=0: it must be
+at least 1", with the field's `bound_hint` after it in brackets; a None value (a setting
+left unset) is never refused, nan always is. `command_line.flag_values` checks every
+command's flags; a flags dataclass the library also builds from Python checks itself in
+its `__post_init__`. --help and the reference pages state the range (`range_text`).
+"""
+
+import dataclasses
+import operator
+
+from t2t_lite.errors import UserError
+
+# Metadata key -> (how a value and the bound must compare, how the bound reads).
+BOUNDS = {"minimum": (operator.ge, "at least"), "above": (operator.gt, "more than"),
+          "maximum": (operator.le, "at most")}
+
+
+def range_text(field):
+  """"at least 1", "more than 0 and at most 1": the range `field` declares; "" for none."""
+  return " and ".join(f"{words} {_shown(field.metadata[key])}"
+                      for key, (_, words) in BOUNDS.items() if key in field.metadata)
+
+
+def check_bounds(config):
+  """UserError naming the first field of `config` whose value is outside its range."""
+  for field in dataclasses.fields(config):
+    value = getattr(config, field.name)
+    if value is None or all(compare(value, field.metadata[key])
+                            for key, (compare, _) in BOUNDS.items() if key in field.metadata):
+      continue
+    hint = field.metadata.get("bound_hint")
+    raise UserError(f"--{field.name}={_shown(value)}: it must be {range_text(field)}"
+                    + (f" ({hint})" if hint else ""))
+
+
+def _shown(number):
+  """A number as the user would type it: 0.5, 60, 1e-05."""
+  return f"{number:g}" if isinstance(number, float) else str(number)
