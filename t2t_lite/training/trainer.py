@@ -69,6 +69,11 @@ def _train_under_dtype_policy(problem, hparams, config, data_dir):
   """`train` under its dtype policy."""
   strategy = make_strategy(config.worker_gpu, config.locally_shard_to_cpu,
                            cluster_timeout_seconds=config.cluster_timeout_seconds)
+  # Each worker's clock would stop it alone. Before the handshake, which would name instead
+  # the warmups that transformer_auto chose for each machine's speed under them.
+  if is_multi_worker(strategy) and config.train_minutes:
+    raise UserError("--train_minutes is not supported across several workers; stop the run "
+                    "with --train_steps")
   replicas = strategy.num_replicas_in_sync
   jit_compile = uses_gpu(strategy) if config.xla is None else config.xla
   logging.info("%d replica(s), XLA %s, batch_size=%d tokens per replica, global batch %d "
@@ -179,9 +184,6 @@ class _Loop:
     self.chief = is_chief(self.strategy)
     self.curves = Curves(run.output_dir) if self.chief else None  # curves.png's history.
     self.multi_worker = is_multi_worker(self.strategy)
-    if self.multi_worker and config.train_minutes:  # Each worker's clock would stop it alone.
-      raise UserError("--train_minutes is not supported across several workers; stop the run "
-                      "with --train_steps")
     self.eval_timer = EvalTimer.for_config(config, self.multi_worker)
     # The run's training time: what its checkpoint kept, and this loop's (saved with each
     # checkpoint); --train_minutes limit it.
