@@ -103,3 +103,24 @@ def test_a_soft_limit_the_system_will_not_raise_is_one_line(file_limits, monkeyp
   assert message.startswith("--num_shards=5000000: writing them needs ")
   assert "but this process may open at most 1024 (the system refused more); pass " \
          "--num_shards=" in message
+
+
+class Lengths:
+  """An encoder for encoding processes: each batch's length."""
+
+  def encode(self, batch):
+    return len(batch)
+
+
+@pytest.mark.slow  # Starts encoding processes.
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts files in /proc")
+def test_each_encoding_process_keeps_at_most_per_process_files_open_here():
+  from t2t_lite.data.encoding_workers import EncodingWorkers
+  from t2t_lite.data.shard_bounds import PER_PROCESS
+  processes = 3
+  before = len(os.listdir("/proc/self/fd"))
+  with EncodingWorkers(Lengths(), processes) as workers:
+    assert list(workers.encode_in_order([[1], [1, 2], [1, 2, 3]])) == [1, 2, 3]
+    opened = len(os.listdir("/proc/self/fd")) - before
+  # Beside those, one pipe to multiprocessing's resource tracker, for all, on the first start.
+  assert processes * PER_PROCESS <= opened <= processes * PER_PROCESS + 1

@@ -15,10 +15,16 @@ import resource
 
 from t2t_lite.errors import UserError
 
-# Open files kept for everything but the record files: TensorFlow's and SentencePiece's
-# own, the vocabulary being read, the text files, the progress line.
+# Open files kept for everything but the record files (one each, `records.ShardWriter`)
+# and the encoding processes: TensorFlow's and SentencePiece's own, the vocabulary being
+# read, the text files, the progress line; multiprocessing's resource tracker's pipe; and,
+# for a moment while an encoding process starts, the 6 ends of the pipes it is started
+# with (the 2 it takes, and spawn's own 4).
 OTHER_FILES = 64
-PER_PROCESS = 2  # A pipe and a sentinel for each encoding process.
+# Kept open here for each encoding process (`encoding_workers`): the ends of its two pipes
+# that stay here (batches to it, results from it), and the two of multiprocessing's spawn
+# (its sentinel, and the pipe that sent it its start, closed only when it is collected).
+PER_PROCESS = 4
 
 
 def make_room_for(files, processes):
