@@ -92,6 +92,22 @@ def test_the_command_refuses_num_shards_past_the_bounds_in_one_line(tmp_path):
       name for name in os.listdir(tmp_path / "data") if name.endswith(".tfrecord")]
 
 
+@pytest.mark.parametrize("soft, raised_to", [
+    (resource.RLIM_INFINITY, None),  # Unlimited already: left so, not lowered to the need.
+    (1024, "needed"),                # Raised to the need, the unlimited hard limit kept.
+])
+def test_an_unlimited_hard_limit(file_limits, soft, raised_to):
+  from t2t_lite.data import shard_bounds
+  file_limits.update(soft=soft, hard=resource.RLIM_INFINITY)
+  shard_bounds.make_room_for(5000, processes=2)
+  if raised_to is None:
+    assert file_limits["set"] == []
+  else:
+    [(new_soft, new_hard)] = file_limits["set"]
+    assert new_soft >= 5000 + 2 * shard_bounds.PER_PROCESS + shard_bounds.OTHER_FILES
+    assert new_hard == resource.RLIM_INFINITY
+
+
 def test_a_soft_limit_the_system_will_not_raise_is_one_line(file_limits, monkeypatch):
   from t2t_lite.data import shard_bounds
 

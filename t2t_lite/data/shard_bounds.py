@@ -34,14 +34,19 @@ def make_room_for(files, processes):
   soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
   others = _open_now() + OTHER_FILES + PER_PROCESS * processes
   needed = files + others
-  if needed <= soft:
+  if _allows(soft, needed):  # Never lowered, an unlimited one least of all.
     return
-  if hard != resource.RLIM_INFINITY and needed > hard:
+  if not _allows(hard, needed):
     raise _too_many(files, needed, hard, others, "its hard limit, ulimit -Hn")
   try:
     resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
   except (ValueError, OSError):  # Past what the system allows a process (Linux: nr_open).
     raise _too_many(files, needed, soft, others, "the system refused more") from None
+
+
+def _allows(limit, needed):
+  """Whether a limit that getrlimit gives (RLIM_INFINITY: none) lets `needed` files open."""
+  return limit == resource.RLIM_INFINITY or needed <= limit
 
 
 def _too_many(files, needed, limit, others, why):
