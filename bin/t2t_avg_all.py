@@ -18,9 +18,10 @@ average at each new checkpoint (t2t_lite.training.rolling_average).
 import dataclasses
 
 from t2t_lite.bin import common
-from t2t_lite.cli.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.command_line import (declared, define_flags, flag_values, reject_positional,
+                                      require, setting)
 from t2t_lite.cli.shared_settings import shared
-from t2t_lite.training.average_defaults import DEFAULT_DEV_SENTENCES, DEFAULT_WINDOW
+from t2t_lite.training.average_settings import AVERAGING
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,20 +29,11 @@ class AvgAllFlags:
   """Which checkpoints to average, and where to write the average."""
   model_dir: str = setting(None, "Run directory holding the checkpoints to average.")
   output_dir: str = shared("output_dir")
-  n: int = setting(5, "How many of the latest checkpoints to average (paper: 5 for base, 20 "
-                   "for big).", minimum=1)
-  window: float = setting(DEFAULT_WINDOW, "Average only checkpoints in this last fraction of "
-                          "the run's steps: from step (1 - window) x the newest checkpoint's "
-                          "on (1: anywhere in the run).", above=0, maximum=1,
-                          bound_hint="1: the whole run")
-  dev_sentences: int = setting(DEFAULT_DEV_SENTENCES, "Decode this many dev sentences "
-                               "(greedy) with the average and with the last checkpoint, and "
-                               "write the last checkpoint alone if it scores higher (0: no "
-                               "check; needs the run's --data_dir with a dev split).",
-                               minimum=0, bound_hint="0: no dev check")
-  min_steps: int = setting(0, "Ignore checkpoints with fewer steps.", minimum=0)
-  wait_minutes: int = setting(0, "Wait up to N minutes for a new checkpoint, averaging again "
-                              "at each one (cf. --save_checkpoints_secs).", minimum=0)
+  n: int = declared(AVERAGING, "n")
+  window: float = declared(AVERAGING, "window")
+  dev_sentences: int = declared(AVERAGING, "dev_sentences")
+  min_steps: int = declared(AVERAGING, "min_steps")
+  wait_minutes: int = declared(AVERAGING, "wait_minutes")
 
 
 define_flags(AvgAllFlags)

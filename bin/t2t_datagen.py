@@ -14,8 +14,10 @@ import os
 import tempfile
 
 from t2t_lite.bin import common
-from t2t_lite.cli.command_line import define_flags, flag_values, reject_positional, require, setting
+from t2t_lite.cli.command_line import (declared, define_flags, flag_values, reject_positional,
+                                      require, setting)
 from t2t_lite.cli.shared_settings import shared
+from t2t_lite.data.datagen_settings import DATAGEN
 
 SPLITS = ("train", "dev", "test")
 
@@ -49,17 +51,8 @@ class DatagenFlags:
   test_source: str = _source("test")
   test_target: str = _target("test")
   test_tsv: str = _tsv("test")
-  num_shards: int = setting(None, "The train split's number of TFRecord files. Default: "
-                            "from its size, a power of two with at most 100,000 pairs a file "
-                            "(at least the problem's own count, 16 unless it says), so that "
-                            "N workers each read whole files of their own. At most the train "
-                            "pairs, and the files the command may open at once (it raises its "
-                            "soft limit, ulimit -n, up to the hard one where needed).",
-                            minimum=1)
-  num_concurrent_processes: int = setting(None, "Processes that encode and serialize the "
-                                          "records. Default: one per core this command may "
-                                          "use; at most 4 a core. The records are the "
-                                          "same whatever the number.", minimum=1)
+  num_shards: int = declared(DATAGEN, "num_shards")
+  num_concurrent_processes: int = declared(DATAGEN, "num_concurrent_processes")
   progress: bool = setting(True, "Show a progress line on stderr while reading.")
 
 

@@ -30,7 +30,7 @@ import typing
 from absl import flags
 
 from t2t_lite.cli import tensor2tensor_names
-from t2t_lite.cli.flag_bounds import BOUNDS, check_bounds, range_text
+from t2t_lite.cli.flag_bounds import BOUNDS, check_bounds, check_value, range_text
 from t2t_lite.errors import MissingFlag, UserError
 
 _DEFINE = {int: flags.DEFINE_integer, float: flags.DEFINE_float, str: flags.DEFINE_string,
@@ -48,6 +48,21 @@ def setting(default, help_text, **metadata):
   if unknown:
     raise TypeError(f"setting() takes no {', '.join(sorted(unknown))}")
   return dataclasses.field(default=default, metadata=dict(metadata, help=help_text))
+
+
+def declared(declarations, name):
+  """The `setting` that `declarations[name]` declares: (default, help text[, the rest of
+  its `setting` as a dict: its range, its choices]). A table of them declares each setting
+  once for every dataclass and library function that takes it (`shared_settings.SHARED`)."""
+  default, help_text, *metadata = declarations[name]
+  return setting(default, help_text, **(metadata[0] if metadata else {}))
+
+
+def check_declared(declarations, name, value):
+  """UserError, in `check_bounds`'s one line, when `value` is outside the range that
+  `declarations[name]` declares: a library function's check of a setting it takes as an
+  argument, the same as its command's check of the flag."""
+  check_value(name, value, declared(declarations, name))
 
 
 def flag_help(field):

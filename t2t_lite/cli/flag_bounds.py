@@ -8,7 +8,9 @@ the first value outside its field's range in one line, "--keep_checkpoint_max=0:
 at least 1", with the field's `bound_hint` after it in brackets; a None value (a setting
 left unset) is never refused, nan always is. `command_line.flag_values` checks every
 command's flags; a flags dataclass the library also builds from Python checks itself in
-its `__post_init__`. --help and the reference pages state the range (`range_text`).
+its `__post_init__`, and a library function taking a setting as an argument checks it
+with `check_value` (`command_line.check_declared`). --help and the reference pages state
+the range (`range_text`).
 """
 
 import dataclasses
@@ -30,13 +32,18 @@ def range_text(field):
 def check_bounds(config):
   """UserError naming the first field of `config` whose value is outside its range."""
   for field in dataclasses.fields(config):
-    value = getattr(config, field.name)
-    if value is None or all(compare(value, field.metadata[key])
-                            for key, (compare, _) in BOUNDS.items() if key in field.metadata):
-      continue
-    hint = field.metadata.get("bound_hint")
-    raise UserError(f"--{field.name}={_shown(value)}: it must be {range_text(field)}"
-                    + (f" ({hint})" if hint else ""))
+    check_value(field.name, getattr(config, field.name), field)
+
+
+def check_value(name, value, field):
+  """UserError, "--name=value: it must be ...", when `value` given for the setting `name`
+  is outside the range `field` (a `setting`, in a dataclass or not) declares."""
+  if value is None or all(compare(value, field.metadata[key])
+                          for key, (compare, _) in BOUNDS.items() if key in field.metadata):
+    return
+  hint = field.metadata.get("bound_hint")
+  raise UserError(f"--{name}={_shown(value)}: it must be {range_text(field)}"
+                  + (f" ({hint})" if hint else ""))
 
 
 def _shown(number):

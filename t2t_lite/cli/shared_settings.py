@@ -4,9 +4,12 @@ takes one by name:
     @dataclasses.dataclass(frozen=True)
     class DecoderFlags:
       output_dir: str = shared("output_dir")
+
+A library function taking one as an argument checks it against the same declaration:
+check_declared(SHARED, "vocab_size", vocab_size) (`command_line.check_declared`).
 """
 
-from t2t_lite.cli.command_line import setting
+from t2t_lite.cli.command_line import declared
 
 # name -> (default, help text[, the rest of its `setting`: its range]). Each command's
 # dataclass gives the type.
@@ -39,8 +42,7 @@ SHARED = {
 
 def shared(name):
   """The dataclass field of the shared setting `name`."""
-  default, help_text, *metadata = SHARED[name]
-  return setting(default, help_text, **(metadata[0] if metadata else {}))
+  return declared(SHARED, name)
 
 
 # Why --output_dir is required where a command reads a trained run.

@@ -12,6 +12,7 @@ A problem and the text it reads:
 
 What t2t-datagen writes:
   datagen.py       text pairs -> a SentencePiece vocabulary -> sharded TFRecords of ids.
+  datagen_settings.py  t2t-datagen's counts (files, processes) and their ranges, declared once.
   encoding.py      text pairs -> serialized records, on every core, the same bytes always.
   encoding_workers.py  the encoding processes, supervised: one that dies ends datagen at once.
   example_bytes.py  a record of ids serialized without TensorFlow (tf.train.Example's bytes).

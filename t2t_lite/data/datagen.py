@@ -24,8 +24,11 @@ import os
 import shutil
 import time
 
+from t2t_lite.cli.command_line import check_declared
+from t2t_lite.cli.shared_settings import SHARED
 from t2t_lite.cores import usable_cores
 from t2t_lite.data import records, shard_bounds
+from t2t_lite.data.datagen_settings import DATAGEN
 from t2t_lite.data.encoding import PairEncoder, encode_in_order
 from t2t_lite.data.encoding_workers import check_process_count
 from t2t_lite.data.report import DatagenSummary, PairProgress, SplitSummary, VocabSummary
@@ -75,8 +78,11 @@ def generate(problem, data_dir, sources, *, vocab_size, progress, num_shards=Non
   processes: how many processes encode the records (default: one per core; at most
     `encoding_workers.PROCESSES_PER_CORE` a core).
   """
-  if not isinstance(vocab_size, int) or vocab_size < 1:
-    raise UserError(f"vocab_size={vocab_size} must be a positive integer")
+  if not isinstance(vocab_size, int):
+    raise UserError(f"vocab_size={vocab_size!r}: pass a whole number of subwords")
+  check_declared(SHARED, "vocab_size", vocab_size)
+  check_declared(DATAGEN, "num_shards", num_shards)  # As t2t-datagen checks its flags.
+  check_declared(DATAGEN, "num_concurrent_processes", processes)
   processes = processes or usable_cores()
   check_process_count(processes)
   if num_shards:  # Refused before any work where the files could not all be open.

@@ -1,5 +1,7 @@
 """Parameter counts of a Transformer, part by part, without any data: t2t-trainer --summary."""
 
+from t2t_lite.cli.command_line import check_declared
+from t2t_lite.cli.shared_settings import SHARED
 from t2t_lite.errors import UserError
 from t2t_lite.models.building import build, built_model
 from t2t_lite.registry import PROBLEMS
@@ -46,6 +48,7 @@ def summary_for(model_name, hparams, vocab_size=None, problem=None, data_dir=Non
   """`format_summary` of a registered model for `vocab_size`, or else for the vocabularies
   of `problem` (a name) generated in data_dir; UserError when neither is given."""
   if vocab_size is not None:
+    check_declared(SHARED, "vocab_size", vocab_size)  # As t2t-trainer checks --vocab_size.
     sizes = vocab_size, vocab_size
   elif problem:
     if not data_dir:

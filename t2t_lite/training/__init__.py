@@ -33,6 +33,6 @@ Averaging (t2t-avg-all):
   averaging.py         checkpoint averaging (paper section 6.1).
   checkpoint_choice.py  which checkpoints: the newest N in the run's last fraction of steps.
   average_dev_check.py  the average against the last checkpoint on dev; the better one kept.
-  average_defaults.py  t2t-avg-all's defaults, light enough for its flags.
+  average_settings.py  t2t-avg-all's settings (defaults, ranges), light enough for its flags.
   rolling_average.py   the newest N checkpoints averaged as they appear, during training.
 """

@@ -12,6 +12,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from t2t_lite.cli.command_line import check_declared
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import replacing_directory, write_text_atomic
 from t2t_lite.run import Run
@@ -19,7 +20,7 @@ from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints
 from t2t_lite.run.description import save_as_run
 from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import AVERAGE_MARKER, check_run_directory_name, checkpoint_step
-from t2t_lite.training.average_defaults import DEFAULT_DEV_SENTENCES
+from t2t_lite.training.average_settings import AVERAGING, DEFAULT_DEV_SENTENCES
 from t2t_lite.training.average_dev_check import compare_on_dev
 
 
@@ -37,6 +38,7 @@ def average_checkpoints(model_dir, output_dir, choice, dev_sentences=DEFAULT_DEV
   allows is averaged instead; fewer than asked are averaged with a line saying so.
   Returns the written checkpoint's path.
   """
+  check_declared(AVERAGING, "dev_sentences", dev_sentences)
   if os.path.realpath(model_dir) == os.path.realpath(output_dir):
     raise UserError(f"--output_dir={output_dir} is --model_dir={model_dir}: averaging must not "
                     f"mix its result with the checkpoints it reads; pass a new directory")

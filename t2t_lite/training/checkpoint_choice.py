@@ -14,16 +14,21 @@ import dataclasses
 from fractions import Fraction
 import math
 
+from t2t_lite.cli.command_line import declared
+from t2t_lite.cli.flag_bounds import check_bounds
 from t2t_lite.run.run_layout import checkpoint_step
-from t2t_lite.training.average_defaults import DEFAULT_WINDOW
+from t2t_lite.training.average_settings import AVERAGING
 
 
 @dataclasses.dataclass(frozen=True)
 class CheckpointChoice:
   """The newest `n` checkpoints in the run's last `window` of steps, from `min_steps` on."""
-  n: int = 5
-  window: float = DEFAULT_WINDOW
-  min_steps: int = 0
+  n: int = declared(AVERAGING, "n")
+  window: float = declared(AVERAGING, "window")
+  min_steps: int = declared(AVERAGING, "min_steps")
+
+  def __post_init__(self):
+    check_bounds(self)  # As t2t-avg-all checks its flags: one line, "--n=0: it must be ...".
 
   def first_step(self, newest_step):
     """The oldest step averaged in a run whose newest checkpoint is at `newest_step`."""

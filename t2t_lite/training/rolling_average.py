@@ -12,10 +12,11 @@ and --wait_minutes; the command stops once no new checkpoint appeared for
 at once, with wait_minutes=0) it averages those there are, with a line saying so.
 """
 
+from t2t_lite.cli.command_line import check_declared
 from t2t_lite.files.step_files import as_they_appear
 from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.run_layout import checkpoint_step
-from t2t_lite.training.average_defaults import DEFAULT_DEV_SENTENCES
+from t2t_lite.training.average_settings import AVERAGING, DEFAULT_DEV_SENTENCES
 from t2t_lite.training.averaging import average_checkpoints
 
 
@@ -24,6 +25,8 @@ def average_as_they_appear(model_dir, output_dir, choice, wait_minutes=0,
   """Keeps output_dir the average of the checkpoints of model_dir that `choice` (a
   `CheckpointChoice`) picks, until none appeared for wait_minutes (the module doc).
   Returns the last written path."""
+  for name, value in (("wait_minutes", wait_minutes), ("dev_sentences", dev_sentences)):
+    check_declared(AVERAGING, name, value)  # Before any wait for a checkpoint.
   written = None
   for step, _ in as_they_appear(lambda: _listed(model_dir), wait_minutes, choice.min_steps):
     listed = checkpoint_paths(model_dir)
