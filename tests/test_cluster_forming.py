@@ -3,7 +3,10 @@ goes on once every other task answers, ends with one line naming those that have
 --cluster_timeout_seconds or when its own port is taken, and a signal ends the wait at once
 with 128 + the signal, through t2t-trainer as a cluster manager starts it."""
 
+import collections
+import errno
 import json
+import os
 import signal
 import socket
 import time
@@ -61,6 +64,90 @@ def test_a_port_another_process_holds_is_named():
         f"TF_CONFIG makes this process worker 1 at {address}, but another process on this "
         f"machine already listens on port {holder.getsockname()[1]}: stop it, or give this "
         f"task another port; see docs/clusters.md")
+
+
+class MadeSockets:
+  """socket.socket as the waiting task calls it, each socket it makes kept to check that it
+  was closed, and each listen's backlog; `faults[(family, n)]`, an errno or "dual stack",
+  fails the n-th socket of that family (0: every one) on its making, or on clearing
+  IPV6_V6ONLY."""
+
+  def __init__(self, monkeypatch):
+    self.made, self.backlogs, self.faults = [], [], {}
+    self._counts = collections.Counter()
+    monkeypatch.setattr(socket, "socket", self._socket)
+
+  def _socket(self, family=socket.AF_INET, kind=socket.SOCK_STREAM, protocol=0):
+    self._counts[family] += 1
+    fault = self.faults.get((family, self._counts[family]), self.faults.get((family, 0)))
+    if isinstance(fault, int):
+      raise OSError(fault, os.strerror(fault))
+    made = _Recorded(family, kind, protocol)
+    made.owner, made.dual_stack = self, fault != "dual stack"
+    self.made.append(made)
+    return made
+
+  def all_closed(self):
+    return all(made.fileno() == -1 for made in self.made)
+
+
+class _Recorded(socket.socket):
+  def setsockopt(self, level, option, value):
+    if option == socket.IPV6_V6ONLY and not self.dual_stack:
+      raise OSError(errno.ENOPROTOOPT, os.strerror(errno.ENOPROTOOPT))
+    super().setsockopt(level, option, value)
+
+  def listen(self, backlog):
+    self.owner.backlogs.append((self.family, backlog))
+    super().listen(backlog)
+
+
+def resolving_to(monkeypatch, targets):
+  """Every host name resolves to `targets`: [(family, sockaddr)]."""
+  monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: [
+      (family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", sockaddr)
+      for family, sockaddr in targets])
+
+
+def test_an_address_family_this_machine_lacks_is_skipped_for_the_hosts_others(monkeypatch):
+  """No IPv6 here (socket() says EAFNOSUPPORT): the task listens on IPv4, and finds the peer
+  at its IPv4 address, its IPv6 one skipped."""
+  with listening_socket() as peer:
+    port, this = peer.getsockname()[1], f"127.0.0.1:{free_port()}"
+    resolving_to(monkeypatch, [(socket.AF_INET6, ("::1", port, 0, 0)),
+                               (socket.AF_INET, ("127.0.0.1", port))])
+    sockets = MadeSockets(monkeypatch)
+    sockets.faults[socket.AF_INET6, 0] = errno.EAFNOSUPPORT
+    wait_for_the_cluster(worker([this, f"peer:{port}"], 0), timeout_seconds=60)
+  assert sockets.backlogs == [(socket.AF_INET, socket.SOMAXCONN)]
+  assert sockets.all_closed()
+
+
+def test_a_listener_without_dual_stack_listens_on_ipv4_leaving_nothing_open(monkeypatch):
+  with listening_socket() as peer:
+    other, this = f"127.0.0.1:{peer.getsockname()[1]}", f"127.0.0.1:{free_port()}"
+    sockets = MadeSockets(monkeypatch)
+    sockets.faults[socket.AF_INET6, 0] = "dual stack"
+    wait_for_the_cluster(worker([this, other], 0), timeout_seconds=60)
+  assert sockets.backlogs == [(socket.AF_INET, socket.SOMAXCONN)]
+  assert sockets.all_closed()  # The IPv6 socket too, closed when it could not take IPv4.
+
+
+def test_connections_this_process_cannot_open_are_one_line_leaving_nothing_open(monkeypatch):
+  """The second socket of a host's two addresses fails (no file descriptor left): one line,
+  and the first, already connecting, is closed."""
+  with listening_socket() as peer:
+    port, this = peer.getsockname()[1], f"127.0.0.1:{free_port()}"
+    resolving_to(monkeypatch, 2 * [(socket.AF_INET, ("127.0.0.1", port))])
+    sockets = MadeSockets(monkeypatch)
+    sockets.faults[socket.AF_INET6, 0] = errno.EAFNOSUPPORT  # Listening on IPv4: the first.
+    sockets.faults[socket.AF_INET, 3] = errno.EMFILE
+    message = one_line_error(lambda: wait_for_the_cluster(worker([this, f"peer:{port}"], 0),
+                                                          timeout_seconds=60))
+  assert message == ("this task cannot open connections to see whether the other tasks of "
+                     "its cluster have started (Too many open files): raise this process's "
+                     "open-file limit (ulimit -n); see docs/clusters.md")
+  assert len(sockets.made) == 2 and sockets.all_closed()
 
 
 def test_a_long_list_of_missing_tasks_is_cut_short():

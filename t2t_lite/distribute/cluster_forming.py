@@ -103,6 +103,8 @@ class _Listening:
         return
       except ConnectionError:  # Gone before it was accepted.
         continue
+      except OSError:  # No file descriptor to accept it with: they wait in the queue.
+        return
       connection.close()
 
   def __exit__(self, *exc):
@@ -110,21 +112,28 @@ class _Listening:
 
 
 def _listener(port):
-  """A socket listening on `port` of every interface: IPv6 and IPv4 where the machine has
-  IPv6, else IPv4. Connections are left unaccepted (the kernel completes them)."""
+  """A socket listening on `port` of every interface: IPv6 and IPv4 where the machine can
+  (an IPv6 socket that takes IPv4 too), else IPv4. Connections queue, SOMAXCONN of them,
+  until `close_what_came` accepts and closes them."""
   try:
-    listener = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-  except OSError:
-    listener, where = socket.socket(socket.AF_INET, socket.SOCK_STREAM), ("0.0.0.0", port)
-  else:
-    listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-    where = ("::", port)
+    return _listening(socket.AF_INET6, ("::", port))
+  except OSError as error:  # No IPv6 here (or not both on one socket): IPv4, unless the
+    if error.errno == errno.EADDRINUSE:  # port is taken, which IPv4 would not mend.
+      raise
+  return _listening(socket.AF_INET, ("0.0.0.0", port))
+
+
+def _listening(family, where):
+  """A non-blocking socket of `family` listening at `where`; closed again when a step fails."""
+  listener = socket.socket(family, socket.SOCK_STREAM)
   try:
+    if family == socket.AF_INET6:
+      listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)  # IPv4 too.
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # As gRPC's server does.
     listener.bind(where)
-    listener.listen(64)
+    listener.listen(socket.SOMAXCONN)  # A probe of every other task each round, at once.
     listener.setblocking(False)
-  except OSError:
+  except BaseException:
     listener.close()
     raise
   return listener
@@ -132,12 +141,27 @@ def _listener(port):
 
 def _answering(addresses, seconds):
   """The `addresses` (host:port) that accept a TCP connection within `seconds`, tried at once,
-  each at every address its host resolves to."""
-  answered = set()
+  each at every address its host resolves to; UserError when this process cannot open the
+  connections."""
+  try:
+    return _probed(addresses, seconds)
+  except OSError as error:
+    remedy = ("raise this process's open-file limit (ulimit -n)"
+              if error.errno in (errno.EMFILE, errno.ENFILE) else "check this machine's network")
+    raise UserError(f"this task cannot open connections to see whether the other tasks of its "
+                    f"cluster have started ({error.strerror or error}): {remedy}; {GUIDE}"
+                    ) from None
+
+
+def _probed(addresses, seconds):
+  """`_answering`, whose OSError is raised with every socket it opened closed."""
+  answered, opened = set(), []
   with selectors.DefaultSelector() as selector:
     try:
       for address in addresses:
-        for connecting in _connecting(address):
+        connections = _connecting(address)
+        opened.extend(connections)
+        for connecting in connections:
           selector.register(connecting, selectors.EVENT_WRITE, address)
       deadline = time.monotonic() + seconds
       while selector.get_map() and time.monotonic() < deadline:
@@ -147,25 +171,40 @@ def _answering(addresses, seconds):
           selector.unregister(key.fileobj)
           key.fileobj.close()
     finally:
-      for key in list(selector.get_map().values()):
-        key.fileobj.close()
+      for connecting in opened:  # Those closed already close again harmlessly.
+        connecting.close()
   return answered
+
+
+# What socket() says of an address family (or its protocol) this machine has no stack for,
+# such as IPv6 on a host without it: that address is skipped, the host's others tried.
+NO_STACK = (errno.EAFNOSUPPORT, errno.EPROTONOSUPPORT)
 
 
 def _connecting(address):
   """Non-blocking sockets connecting to each address `address`'s host resolves to (none
-  when it resolves to nothing yet: a pod not yet scheduled, say)."""
+  when it resolves to nothing yet: a pod not yet scheduled, say); an OSError when a socket
+  cannot be made, with none left open."""
   host, port = split_address(address)
   try:
     targets = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
   except (OSError, UnicodeError):
     return []
   sockets = []
-  for family, kind, protocol, _, target in targets:
-    connecting = socket.socket(family, kind, protocol)
-    connecting.setblocking(False)
-    if connecting.connect_ex(target) in (0, errno.EINPROGRESS):
+  try:
+    for family, kind, protocol, _, target in targets:
+      try:
+        connecting = socket.socket(family, kind, protocol)
+      except OSError as error:
+        if error.errno in NO_STACK:
+          continue
+        raise
       sockets.append(connecting)
-    else:
+      connecting.setblocking(False)
+      if connecting.connect_ex(target) not in (0, errno.EINPROGRESS):
+        sockets.pop().close()
+  except BaseException:
+    for connecting in sockets:
       connecting.close()
+    raise
   return sockets
