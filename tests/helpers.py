@@ -1,6 +1,6 @@
 """Small helpers tests share: files written and edited, a problem's examples as its pipeline
-batches them, the checkpoints a run lists, a clock that moves only when slept on, a copy of
-the checkout as a clone holds it."""
+batches them, the checkpoints a run lists, a training step that signals this process, a
+clock that moves only when slept on, a copy of the checkout as a clone holds it."""
 
 import json
 import os
@@ -48,6 +48,19 @@ def listed_steps(output_dir):
   from t2t_lite.run.checkpoints import checkpoint_paths
   from t2t_lite.run.run_layout import checkpoint_step
   return [checkpoint_step(path) for path in checkpoint_paths(output_dir)]
+
+
+def signal_at_step(monkeypatch, signum, at_step):
+  """The training step sends `signum` to this process once the step reaches `at_step`."""
+  from t2t_lite.training import train_step
+  original = train_step.TrainStep.__call__
+
+  def step_then_signal(self, *args):
+    stats = original(self, *args)
+    if int(self.optimizer.iterations) == at_step:
+      os.kill(os.getpid(), signum)
+    return stats
+  monkeypatch.setattr(train_step.TrainStep, "__call__", step_then_signal)
 
 
 class FakeTime:
