@@ -2,6 +2,7 @@
 once with one line naming it, exit status 2, no staging folder left and the data directory
 as it was before; also when it dies half-way through sending a result."""
 
+import errno
 import os
 import signal
 import subprocess
@@ -174,3 +175,86 @@ def test_the_flags_help_gives_the_bound_of_encoding_processes():
   from t2t_lite.bin.t2t_datagen import DatagenFlags
   help_text = DatagenFlags.__dataclass_fields__["num_concurrent_processes"].metadata
   assert f"at most {PROCESSES_PER_CORE} a core" in str(help_text)
+
+
+def open_files():
+  return len(os.listdir("/proc/self/fd"))
+
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc")
+
+
+@needs_proc
+def test_a_process_that_cannot_start_is_one_line_leaving_no_pipe_open(monkeypatch):
+  import multiprocessing.context
+
+  def no_process_left(self):
+    raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+  monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", no_process_left)
+  before = open_files()
+  assert one_line_error(lambda: EncodingWorkers(DyingEncoder(), processes=2)) == (
+      f"encoding process 1 of 2 could not start ({os.strerror(errno.EAGAIN)}); run "
+      f"t2t-datagen again, with --num_concurrent_processes=1 to encode in one process")
+  assert open_files() == before
+
+
+class StartedProcess:
+  """A process as EncodingWorkers starts and ends it, started by nothing; it records the
+  SIGINT handler in force at its start (what a spawned process inherits)."""
+  made = []
+
+  def __init__(self, target, args, name, daemon):
+    self.name, self.pid, self.exitcode, self.sentinel = name, None, None, None
+    self.started = self.terminated = False
+    self.sigint_at_start = None
+    StartedProcess.made.append(self)
+
+  def start(self):
+    self.started, self.sigint_at_start = True, signal.getsignal(signal.SIGINT)
+
+  def is_alive(self):
+    return self.started and not self.terminated
+
+  def terminate(self):
+    self.terminated = True
+
+  kill = terminate
+
+  def join(self, timeout=None):
+    pass
+
+
+class InterruptedEncoder:
+  """An encoder whose sending is interrupted by a Ctrl-C."""
+
+  def __reduce__(self):
+    raise KeyboardInterrupt
+
+
+@needs_proc
+def test_a_ctrl_c_after_the_starts_ends_every_process_leaving_no_pipe_open(monkeypatch):
+  import multiprocessing.context
+  monkeypatch.setattr(multiprocessing.context.SpawnContext, "Process", StartedProcess)
+  monkeypatch.setattr(StartedProcess, "made", [])
+  handler = signal.getsignal(signal.SIGINT)
+  before = open_files()
+  with pytest.raises(KeyboardInterrupt):
+    EncodingWorkers(InterruptedEncoder(), processes=3)
+  assert [(each.started, each.sigint_at_start, each.terminated)
+          for each in StartedProcess.made] == 3 * [(True, signal.SIG_IGN, True)]
+  assert open_files() == before
+  assert signal.getsignal(signal.SIGINT) is handler  # Ignored only while each started.
+
+
+@pytest.mark.slow  # Starts encoding processes.
+def test_the_processes_ignore_a_ctrl_c_from_their_start(capfd):
+  """A terminal's Ctrl-C reaches every process of its group, those still starting up too:
+  they ignore it (the parent, whose Ctrl-C it is, ends them)."""
+  import multiprocessing
+  with EncodingWorkers(DyingEncoder(), processes=2) as workers:
+    started = multiprocessing.active_children()
+    assert len(started) == 2
+    for process in started:
+      os.kill(process.pid, signal.SIGINT)
+    assert list(workers.encode_in_order(["ab", "abc", "abcd"])) == [2, 3, 4]
+  assert "Traceback" not in capfd.readouterr().err

@@ -16,9 +16,17 @@ a UserError at once, even in the middle of a result, since its pipe's other end 
 closed. (A shared queue, as concurrent.futures' pool has, can block for ever when a process
 dies while holding it.) Leaving the `with` block ends the processes: closing their pipes
 on success, terminating them on an error or an interrupt.
+
+Ctrl-C is for this process alone, though a terminal sends it to the whole group: each
+process is started with SIGINT ignored, which it keeps from its first instruction on (the
+encoder, with its vocabularies, goes through its pipe once it has started, so that a start
+takes milliseconds). A Ctrl-C in those milliseconds is lost; one later ends the processes
+started. A process that cannot start (no memory, no process left) ends those started, in
+one line.
 """
 
 import collections
+import contextlib
 import multiprocessing
 from multiprocessing import connection
 import queue
@@ -51,24 +59,39 @@ class EncodingWorkers:
   """`processes` encoding processes for `encoder` (a picklable `PairEncoder`)."""
 
   def __init__(self, encoder, processes, in_flight=2):
-    context = multiprocessing.get_context("spawn")
     self.in_flight = in_flight
     self._processes, self._to, self._from = [], [], []
     try:
       for index in range(processes):
-        batches_in, batches_out = context.Pipe(duplex=False)
-        results_in, results_out = context.Pipe(duplex=False)
-        process = context.Process(target=_work, args=(encoder, batches_in, results_out),
-                                  name=f"encoding process {index + 1}", daemon=True)
-        process.start()
-        batches_in.close()  # Theirs: a process that dies closes its pipes' other ends.
-        results_out.close()
-        self._processes.append(process)
-        self._to.append(batches_out)
-        self._from.append(results_in)
+        self._start(index, processes)
+      for index in range(processes):  # Their first message, once they have all started.
+        self._send(index, encoder)
     except BaseException:
       self._stop(at_once=True)
       raise
+
+  def _start(self, index, count):
+    """Starts process `index` (of `count`); UserError when it cannot. The ends of its pipes
+    that are its own are closed here either way: once it dies, nothing holds them open."""
+    context = multiprocessing.get_context("spawn")
+    with contextlib.ExitStack() as theirs:
+      batches_in, batches_out = context.Pipe(duplex=False)
+      theirs.callback(batches_in.close)
+      self._to.append(batches_out)  # Closed by `_stop`, whatever happens next.
+      results_in, results_out = context.Pipe(duplex=False)
+      theirs.callback(results_out.close)
+      self._from.append(results_in)
+      process = context.Process(target=_work, args=(batches_in, results_out),
+                                name=f"encoding process {index + 1}", daemon=True)
+      with _sigint_ignored():  # Inherited: it ignores SIGINT from its start.
+        try:
+          process.start()
+        except OSError as error:  # No memory, no process, no file descriptor left...
+          why = error.strerror or error
+          raise UserError(f"{process.name} of {count} could not start ({why}); run t2t-datagen "
+                          f"again, with --num_concurrent_processes=1 to encode in one process"
+                          ) from None
+        self._processes.append(process)
 
   def __enter__(self):
     return self
@@ -146,10 +169,30 @@ def ending(exitcode):
   return f"exit status {exitcode}"
 
 
-def _work(encoder, batches_in, results_out):
-  """An encoding process: encodes each batch its pipe brings until the pipe closes. Ctrl-C
-  is for the parent, which ends it."""
+@contextlib.contextmanager
+def _sigint_ignored():
+  """Inside, SIGINT is ignored, as are processes started inside from their first
+  instruction on (an ignored signal stays ignored across exec). Off the main thread, or
+  under a handler not set from Python, nothing changes."""
+  previous = signal.getsignal(signal.SIGINT)
+  if previous is None or threading.current_thread() is not threading.main_thread():
+    yield
+    return
   signal.signal(signal.SIGINT, signal.SIG_IGN)
+  try:
+    yield
+  finally:
+    signal.signal(signal.SIGINT, previous)
+
+
+def _work(batches_in, results_out):
+  """An encoding process: takes its encoder, the first thing its pipe brings, then encodes
+  each batch the pipe brings until it closes. Ctrl-C is for the parent, which ends it."""
+  signal.signal(signal.SIGINT, signal.SIG_IGN)  # Where it was not ignored from the start.
+  try:
+    encoder = batches_in.recv()
+  except (EOFError, OSError):  # The parent is gone, or ended it first.
+    return
   batches = queue.Queue()
   threading.Thread(target=_read, args=(batches_in, batches), daemon=True).start()
   while (batch := batches.get()) is not None:
