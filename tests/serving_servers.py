@@ -2,7 +2,7 @@
 loaded once per module; a model wrapper that holds or fails its batches; an HTTP client,
 and a reader of an answer on a socket that sent raw bytes.
 
-    with ServerThread(served, BatchingSettings(max_batch_size=4)) as server:
+    with ServerThread(served, one_thread(max_batch_size=4)) as server:
       status, headers, answer = server.call("POST", "/v1/models/default:predict",
                                             {"instances": ["a sentence"]})
 """
@@ -32,6 +32,12 @@ SENTENCES = [line.split("\t")[0] for line in tiny_text(5, offset=3000).splitline
 # of some hundred terms of magnitude <= 10 here: 1e-4 of the score), not bit for bit; its
 # texts are equal.
 SCORE_TOLERANCE = 1e-4
+
+
+def one_thread(**settings):
+  """`BatchingSettings` decoding one batch at a time (by default, one a CPU core): the
+  tests that hold a batch know which sentences wait."""
+  return BatchingSettings(num_batch_threads=1, **settings)
 
 
 def decoder_lines(tmp_path_factory):
@@ -79,7 +85,7 @@ class ServerThread:
   event loop of its own thread; a context manager (stops it at exit, after answering what
   it accepted)."""
 
-  def __init__(self, served, batching=BatchingSettings(), limits=Limits(),
+  def __init__(self, served, batching=one_thread(), limits=Limits(),
                max_body_bytes=1 << 20, model_name="default", version=1, loaded=True,
                connection_limits=ConnectionLimits()):
     self.served, self.batching = served, batching

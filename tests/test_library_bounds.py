@@ -1,16 +1,25 @@
 """A library caller (Python, not the command line) giving a setting outside its range gets
 the one line the command's flag gets (`command_line.check_declared`, `check_bounds` in a
 dataclass's __post_init__), before any work: checkpoint choosing and averaging,
-t2t-datagen's counts, the parameter summary's vocabulary size."""
+t2t-datagen's counts, the parameter summary's vocabulary size, t2t-serve's settings (whose
+defaults are the command's too)."""
 
+import dataclasses
 import os
 
 import pytest
 
 from commands import one_line_error
+from t2t_lite.cores import usable_cores
 from t2t_lite.data.problem import Sources
 from t2t_lite.models.parameter_summary import summary_for
 from t2t_lite.registry import HPARAMS, PROBLEMS
+from t2t_lite.serving.connections import ConnectionLimits, default_max_connections
+from t2t_lite.serving.opening import RUNS, ModelSource
+from t2t_lite.serving.predict_body import Limits
+from t2t_lite.serving.request_batching import BatchingSettings
+from t2t_lite.serving.serve_settings import SERVE
+from t2t_lite.serving.server import ServerConfig
 from t2t_lite.training.averaging import average_checkpoints
 from t2t_lite.training.checkpoint_choice import CheckpointChoice
 from t2t_lite.training.rolling_average import average_as_they_appear
@@ -83,3 +92,60 @@ def test_the_parameter_summary_refuses_a_vocabulary_too_small_for_padding_and_eo
   hparams = HPARAMS["transformer_tiny"]()
   assert one_line_error(lambda: summary_for("transformer", hparams, vocab_size)) == (
       f"--vocab_size={vocab_size}: it must be at least 2 (padding and EOS)")
+
+
+SOURCE = ModelSource(RUNS, "/runs/unread")  # Never opened: the config is refused first.
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: BatchingSettings(max_batch_size=0), "--max_batch_size=0: it must be at least 1"),
+    (lambda: BatchingSettings(batch_timeout_micros=-1),
+     "--batch_timeout_micros=-1: it must be at least 0"),
+    (lambda: BatchingSettings(max_enqueued_batches=0),
+     "--max_enqueued_batches=0: it must be at least 1"),
+    (lambda: BatchingSettings(num_batch_threads=-2),
+     "--num_batch_threads=-2: it must be at least 0 (0: one per CPU core)"),
+    (lambda: Limits(max_sentences_per_request=0),
+     "--max_sentences_per_request=0: it must be at least 1"),
+    (lambda: Limits(max_sentence_length=-1), "--max_sentence_length=-1: it must be at least 1"),
+    (lambda: ConnectionLimits(max_connections=-1),
+     "--max_connections=-1: it must be at least 0 (0: the default)"),
+    (lambda: ConnectionLimits(idle_timeout_seconds=0.0),
+     "--idle_timeout_seconds=0: it must be more than 0"),
+    (lambda: ConnectionLimits(body_timeout_seconds=float("nan")),
+     "--body_timeout_seconds=nan: it must be more than 0"),
+    (lambda: ServerConfig(SOURCE, port=65536),
+     "--port=65536: it must be at least 0 and at most 65535"),
+    (lambda: ServerConfig(SOURCE, max_body_bytes=0), "--max_body_bytes=0: it must be at least 1"),
+    (lambda: ServerConfig(SOURCE, drain_seconds=-0.5),
+     "--drain_seconds=-0.5: it must be at least 0"),
+])
+def test_serving_settings_out_of_range_are_one_line(build, message):
+  assert one_line_error(build) == message
+
+
+def test_a_server_config_refuses_a_request_the_queue_could_never_take():
+  config = lambda: ServerConfig(SOURCE, batching=BatchingSettings(max_batch_size=4,
+                                                                  max_enqueued_batches=2),
+                                limits=Limits(max_sentences_per_request=9))
+  assert one_line_error(config) == (
+      "--max_sentences_per_request=9 exceeds what the queue holds (--max_enqueued_batches x "
+      "--max_batch_size = 8): such a request could never be taken")
+  ServerConfig(SOURCE, batching=BatchingSettings(max_batch_size=4, max_enqueued_batches=2),
+               limits=Limits(max_sentences_per_request=8))  # As many as it holds: taken.
+
+
+def test_a_server_config_refuses_a_model_name_clients_cannot_reach():
+  assert one_line_error(lambda: ServerConfig(SOURCE, model_name="..")).startswith(
+      "--model_name=.. cannot be served")
+
+
+def test_the_serving_classes_take_t2t_serves_defaults():
+  config = ServerConfig(SOURCE)
+  for built in (config, config.batching, config.limits, config.connection_limits):
+    for field in dataclasses.fields(built):
+      default = SERVE.get(field.name, (0,))[0]
+      if default != 0:  # 0: chosen when built.
+        assert getattr(built, field.name) == default, field.name
+  assert config.batching.num_batch_threads == usable_cores()  # One per CPU core.
+  assert config.connection_limits.max_connections == default_max_connections()

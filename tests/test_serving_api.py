@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from serving_servers import SENTENCES, Held, ServerThread, predict_decoders_lines, same_answers
-from t2t_lite.serving.request_batching import BatchingSettings
+from serving_servers import (SENTENCES, Held, ServerThread, one_thread, predict_decoders_lines,
+                             same_answers)
 from t2t_lite.serving.predict_body import Limits
 from t2t_lite.serving.saved_model_served import ServedSavedModel
 from tiny_runs import tiny_export
@@ -80,8 +80,7 @@ def test_the_answers_are_t2t_decoders_lines(exported, tmp_path_factory):
 
 def test_concurrent_requests_are_answered_in_one_search(exported):
   _, served = exported
-  with ServerThread(served, BatchingSettings(max_batch_size=4,
-                                             batch_timeout_micros=LONG)) as server:
+  with ServerThread(served, one_thread(max_batch_size=4, batch_timeout_micros=LONG)) as server:
     answers = in_threads(*[lambda s=s: server.predict([s]) for s in SENTENCES[:4]])
     assert same_answers([answer["predictions"][0] for _, answer in answers],
                         [alone(served, s) for s in SENTENCES[:4]])
@@ -129,8 +128,8 @@ def test_each_refusal_has_its_status_and_one_line(exported, method, path, raw, s
 def test_a_full_queue_answers_503_with_retry_after_and_loses_nothing(exported):
   held = Held(exported[1])
   held.hold()
-  with ServerThread(held, BatchingSettings(max_batch_size=1, batch_timeout_micros=0,
-                                           max_enqueued_batches=1)) as server:
+  with ServerThread(held, one_thread(max_batch_size=1, batch_timeout_micros=0,
+                                     max_enqueued_batches=1)) as server:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
       first = pool.submit(server.predict, [SENTENCES[0]])
       held.wait_for_batch()
@@ -149,7 +148,7 @@ def test_a_full_queue_answers_503_with_retry_after_and_loses_nothing(exported):
 def test_a_client_that_disconnects_neither_blocks_nor_breaks_its_batch(exported):
   held = Held(exported[1])
   held.hold()
-  with ServerThread(held, BatchingSettings(max_batch_size=4, batch_timeout_micros=0)) as server:
+  with ServerThread(held, one_thread(max_batch_size=4, batch_timeout_micros=0)) as server:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
       first = pool.submit(server.predict, [SENTENCES[0]])
       held.wait_for_batch()

@@ -40,6 +40,7 @@ def run(test, **settings):
   """Runs `test(batcher, recorder)` (a coroutine function) in a fresh event loop."""
   async def main():
     recorder = Recorder()
+    settings.setdefault("num_batch_threads", 1)  # Not the default, one a CPU core.
     batcher = Batcher(recorder.decode, BatchingSettings(**settings), Metrics())
     try:
       return await test(batcher, recorder)

@@ -11,8 +11,7 @@ import time
 
 import pytest
 
-from serving_servers import TIMEOUT, Held, ServerThread, answer_on
-from t2t_lite.serving.request_batching import BatchingSettings
+from serving_servers import TIMEOUT, Held, ServerThread, answer_on, one_thread
 from t2t_lite.serving.connections import ConnectionLimits
 from t2t_lite.serving.served_model import ServedModel, output
 
@@ -105,7 +104,7 @@ def test_a_wrong_content_length_is_a_json_400_logged_in_one_line(caplog, length)
 
 
 def test_a_body_that_does_not_arrive_in_time_is_answered_408():
-  limits = ConnectionLimits(body_seconds=0.5)
+  limits = ConnectionLimits(body_timeout_seconds=0.5)
   with ServerThread(Echo(), connection_limits=limits) as server:
     with connect(server) as sock:
       sock.sendall(PREDICT + b"Content-Length: %d\r\n\r\n" % len(BODY) + BODY[:10])
@@ -116,7 +115,7 @@ def test_a_body_that_does_not_arrive_in_time_is_answered_408():
 
 
 def test_idle_and_trickling_connections_are_closed():
-  with ServerThread(Echo(), connection_limits=ConnectionLimits(idle_seconds=0.5)) as server:
+  with ServerThread(Echo(), connection_limits=ConnectionLimits(idle_timeout_seconds=0.5)) as server:
     with connect(server) as silent, connect(server) as trickling, connect(server) as kept:
       trickling.sendall(PREDICT + b"X-Slow: ")
       kept.sendall(PREDICT + b"Content-Length: %d\r\n\r\n" % len(BODY) + BODY)
@@ -150,7 +149,7 @@ def test_stalled_connections_beyond_the_cap_do_not_shut_normal_requests_out():
 def test_at_the_cap_with_every_connection_being_answered_a_new_one_is_closed_at_once():
   held = Held(Echo())
   held.hold()
-  with ServerThread(held, BatchingSettings(max_batch_size=1, batch_timeout_micros=0),
+  with ServerThread(held, one_thread(max_batch_size=1, batch_timeout_micros=0),
                     connection_limits=ConnectionLimits(max_connections=2)) as server:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
       first = pool.submit(server.predict, ["one"])

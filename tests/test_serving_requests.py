@@ -9,7 +9,7 @@ import pytest
 
 from t2t_lite.serving.predict_body import BadRequest, Limits, parse_predict, predict_answer
 
-LIMITS = Limits(max_sentences=3, max_sentence_length=20)
+LIMITS = Limits(max_sentences_per_request=3, max_sentence_length=20)
 
 
 def parsed(body):

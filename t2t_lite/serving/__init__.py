@@ -9,6 +9,7 @@ What is served:
   ctranslate2_served.py   a CTranslate2 export, in this process.
 
 How it is served:
+  serve_settings.py       t2t-serve's settings (defaults, ranges), light enough for its flags.
   request_batching.py     dynamic batching with TensorFlow Serving's settings.
   predict_body.py         a :predict body -> sentences; outputs -> the answer; the limits.
   rest_api.py             the REST paths, status codes and errors (aiohttp).

@@ -7,9 +7,9 @@ cannot be parsed answered as the API answers errors.
 
 A connection is in one of three states: waiting for a request (idle between keep-alive
 requests, or its headers still arriving), reading a request's body, or being answered
-(rest_api.py tells which). One that waits `idle_seconds` for a request's headers is
+(rest_api.py tells which). One that waits `idle_timeout_seconds` for a request's headers is
 closed, however it trickles them in (a slowloris); a body that takes more than
-`body_seconds` to arrive is answered 408 (rest_api.py). At `max_connections`, a new
+`body_timeout_seconds` to arrive is answered 408 (rest_api.py). At `max_connections`, a new
 connection closes the one that has waited longest for a request, else the one that has
 read a body longest, else (every one is being answered) it is itself closed at once:
 stalled connections, however many, cannot shut normal clients out, and the file
@@ -31,6 +31,10 @@ import time
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from t2t_lite.cli.command_line import declared
+from t2t_lite.cli.flag_bounds import check_bounds
+from t2t_lite.serving.serve_settings import SERVE
+
 DEFAULT_MAX_CONNECTIONS = 1024
 # File descriptors left to the rest of the process (the model's files, threads, pipes) when
 # the default cap comes from a low file-descriptor limit.
@@ -41,10 +45,18 @@ CAP_WARNING_SECONDS = 60  # The least time between two log lines saying the cap 
 
 @dataclasses.dataclass(frozen=True)
 class ConnectionLimits:
-  """How many connections may be open, and how long each may take (the module doc)."""
-  max_connections: int = DEFAULT_MAX_CONNECTIONS
-  idle_seconds: float = 75.0  # Waiting for a request's headers: after opening, or an answer.
-  body_seconds: float = 60.0  # A request's body, from its headers.
+  """How many connections may be open, and how long each may take (the module doc):
+  t2t-serve's flags of those names (`serve_settings`); max_connections=0 is
+  `default_max_connections()`, counted here."""
+  max_connections: int = declared(SERVE, "max_connections")
+  # Waiting for a request's headers: after opening, or after an answer.
+  idle_timeout_seconds: float = declared(SERVE, "idle_timeout_seconds")
+  body_timeout_seconds: float = declared(SERVE, "body_timeout_seconds")  # From its headers.
+
+  def __post_init__(self):
+    check_bounds(self)  # As t2t-serve checks its flags, in the same one line.
+    if not self.max_connections:
+      object.__setattr__(self, "max_connections", default_max_connections())  # Frozen.
 
 
 def default_max_connections():
@@ -122,11 +134,11 @@ class Connections:
 
   def _wait(self, connection):
     loop = asyncio.get_running_loop()
-    self._waiting[connection] = loop.call_later(self.limits.idle_seconds, self._too_long,
+    self._waiting[connection] = loop.call_later(self.limits.idle_timeout_seconds, self._too_long,
                                                 connection)
 
   def _too_long(self, connection):
-    """`connection` waited idle_seconds for a request: closed."""
+    """`connection` waited idle_timeout_seconds for a request: closed."""
     self._waiting.pop(connection, None)
     connection.force_close()
 
@@ -183,5 +195,5 @@ async def listen(runner, connections, host, port):
     # aiohttp's keep-alive timeout agrees with the state's own (which also bounds headers
     # on the aiohttp versions that do not time them).
     return Connection(runner.server, connections, loop=loop, access_log=None,
-                      keepalive_timeout=connections.limits.idle_seconds)
+                      keepalive_timeout=connections.limits.idle_timeout_seconds)
   return await loop.create_server(connection, host, port, backlog=BACKLOG)

@@ -28,6 +28,10 @@ import dataclasses
 import json
 import math
 
+from t2t_lite.cli.command_line import declared
+from t2t_lite.cli.flag_bounds import check_bounds
+from t2t_lite.serving.serve_settings import SERVE
+
 SIGNATURE = "serving_default"
 INPUT = "sentences"
 OUTPUTS = ("translations", "scores", "n_best", "n_best_scores")
@@ -39,9 +43,12 @@ class BadRequest(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-  """What one request may hold."""
-  max_sentences: int = 64        # Sentences per request.
-  max_sentence_length: int = 1000  # Characters per sentence.
+  """What one request may hold: t2t-serve's flags of those names (`serve_settings`)."""
+  max_sentences_per_request: int = declared(SERVE, "max_sentences_per_request")
+  max_sentence_length: int = declared(SERVE, "max_sentence_length")  # In characters.
+
+  def __post_init__(self):
+    check_bounds(self)  # As t2t-serve checks its flags, in the same one line.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,9 +79,9 @@ def parse_predict(body, limits):
     sentences = _inputs(request["inputs"])
   if not sentences:
     raise BadRequest("the batch is empty; send at least one sentence")
-  if len(sentences) > limits.max_sentences:
+  if len(sentences) > limits.max_sentences_per_request:
     raise BadRequest(f"{len(sentences)} sentences in one request; this server takes at most "
-                     f"{limits.max_sentences} (--max_sentences_per_request)")
+                     f"{limits.max_sentences_per_request} (--max_sentences_per_request)")
   for index, sentence in enumerate(sentences):
     check_sentence(sentence, f"sentence {index} (counting from 0)", limits)
   return PredictRequest(sentences, "inputs" in request)

@@ -9,6 +9,8 @@ gathered into searches, sorted by length as t2t-decoder sorts them.
     await batcher.idle()                                  # every accepted sentence answered
 
 `decode(sentences) -> [output per sentence]` runs in one of `num_batch_threads` threads.
+`BatchingSettings` takes t2t-serve's defaults, and refuses a value outside a flag's range
+in the flag's one line (`serve_settings`).
 
 The settings keep TensorFlow Serving's names and meanings:
   max_batch_size        the most sentences one search decodes;
@@ -49,16 +51,26 @@ import dataclasses
 import math
 import time
 
+from t2t_lite.cli.command_line import declared
+from t2t_lite.cli.flag_bounds import check_bounds
+from t2t_lite.cores import usable_cores
 from t2t_lite.decoding.translate import batches_by_length
+from t2t_lite.serving.serve_settings import SERVE
 
 
 @dataclasses.dataclass(frozen=True)
 class BatchingSettings:
-  """TensorFlow Serving's batching settings (the module doc)."""
-  max_batch_size: int = 32
-  batch_timeout_micros: int = 1000
-  max_enqueued_batches: int = 8
-  num_batch_threads: int = 1
+  """TensorFlow Serving's batching settings (the module doc), t2t-serve's defaults and
+  ranges (`serve_settings`); num_batch_threads=0 is one per CPU core, counted here."""
+  max_batch_size: int = declared(SERVE, "max_batch_size")
+  batch_timeout_micros: int = declared(SERVE, "batch_timeout_micros")
+  max_enqueued_batches: int = declared(SERVE, "max_enqueued_batches")
+  num_batch_threads: int = declared(SERVE, "num_batch_threads")
+
+  def __post_init__(self):
+    check_bounds(self)  # As t2t-serve checks its flags: "--max_batch_size=0: it must be ...".
+    if not self.num_batch_threads:
+      object.__setattr__(self, "num_batch_threads", usable_cores())  # Frozen: set once here.
 
   @property
   def capacity(self):

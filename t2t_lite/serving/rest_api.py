@@ -207,7 +207,7 @@ async def _body(request, state):
                             f"(--max_body_bytes); send fewer or shorter sentences")
   if request.content_length is not None and request.content_length > state.max_body_bytes:
     raise too_large
-  seconds = state.connections.limits.body_seconds
+  seconds = state.connections.limits.body_timeout_seconds
   try:
     async with asyncio.timeout(seconds):
       body = await request.read()

@@ -25,12 +25,16 @@ import threading
 
 from aiohttp import web
 
+from t2t_lite.cli.command_line import declared
+from t2t_lite.cli.flag_bounds import check_bounds
+from t2t_lite.cli.shared_settings import SHARED
 from t2t_lite.errors import UserError
 from t2t_lite.serving.request_batching import Batcher, BatchingSettings
 from t2t_lite.serving.connections import ConnectionLimits, Connections, listen
 from t2t_lite.serving.translation_page import page_html
 from t2t_lite.serving.predict_body import Limits
-from t2t_lite.serving.rest_api import ServerState, make_app
+from t2t_lite.serving.rest_api import ServerState, check_model_name, make_app
+from t2t_lite.serving.serve_settings import SERVE
 from t2t_lite.serving.served_model import warm_up
 
 # When a drain ends, what the answers still being written may take (the longest a
@@ -40,19 +44,29 @@ CLOSING_SECONDS = 1.0
 
 @dataclasses.dataclass(frozen=True)
 class ServerConfig:
-  """Everything t2t-serve's flags say: what to serve and how."""
+  """Everything t2t-serve's flags say: what to serve and how, with their defaults; a value
+  outside a flag's range is refused in the flag's one line (`serve_settings`)."""
   source: object               # opening.ModelSource
-  model_name: str = "default"
-  host: str = "127.0.0.1"
-  port: int = 8501
-  batching: BatchingSettings = BatchingSettings()
-  limits: Limits = Limits()
-  max_body_bytes: int = 1 << 20
-  connection_limits: ConnectionLimits = ConnectionLimits()
-  drain_seconds: float = 25.0
-  checkpoint_path: str = None
-  decode_hparams: str = ""
-  length_penalty: float = 0.4
+  model_name: str = declared(SERVE, "model_name")
+  host: str = declared(SERVE, "host")
+  port: int = declared(SERVE, "port")
+  batching: BatchingSettings = dataclasses.field(default_factory=BatchingSettings)
+  limits: Limits = dataclasses.field(default_factory=Limits)
+  max_body_bytes: int = declared(SERVE, "max_body_bytes")
+  connection_limits: ConnectionLimits = dataclasses.field(default_factory=ConnectionLimits)
+  drain_seconds: float = declared(SERVE, "drain_seconds")
+  checkpoint_path: str = declared(SHARED, "checkpoint_path")
+  decode_hparams: str = declared(SHARED, "decode_hparams")
+  length_penalty: float = declared(SERVE, "length_penalty")
+
+  def __post_init__(self):
+    check_bounds(self)  # As t2t-serve checks its flags, in the same one line.
+    check_model_name(self.model_name)
+    capacity, asked = self.batching.capacity, self.limits.max_sentences_per_request
+    if asked > capacity:
+      raise UserError(f"--max_sentences_per_request={asked} exceeds what the queue holds "
+                      f"(--max_enqueued_batches x --max_batch_size = {capacity}): such a "
+                      f"request could never be taken")
 
 
 def serve(config, out=sys.stdout):
