@@ -28,6 +28,17 @@ def test_scalars_come_back_by_step_and_a_resumed_step_keeps_its_last_value(tmp_p
   assert read_scalars(str(tmp_path / "absent")) == {}
 
 
+def test_a_resumed_step_keeps_its_last_value_whatever_the_files_names(tmp_path):
+  # The writers' counter ends the files' names and sorts as text: "...10.v2" before
+  # "...9.v2", as in a process whose tenth writer follows its ninth in one second.
+  train = tmp_path / "train"
+  for counter, values in ((9, [(1, 5.0), (2, 4.0)]), (10, [(2, 3.0)])):
+    write_summaries(tmp_path / "new", "loss", values)
+    (written,) = os.listdir(tmp_path / "new")
+    os.renames(tmp_path / "new" / written, train / f"events.out.tfevents.1.host.1.{counter}.v2")
+  assert read_scalars(str(train))["loss"] == ([1, 2], [5.0, 3.0])
+
+
 def test_running_mean_averages_up_to_the_window():
   np.testing.assert_allclose(running_mean([2.0, 4.0, 6.0, 8.0], 2), [2.0, 3.0, 5.0, 7.0])
   np.testing.assert_allclose(running_mean([1.0, 2.0, 3.0], 10), [1.0, 1.5, 2.0])

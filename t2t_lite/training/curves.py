@@ -45,11 +45,14 @@ def read_scalar_events(event_dir):
 
 def read_scalars(event_dir):
   """{tag: ([steps], [values])} of the scalar summaries under `event_dir`, by step; a step
-  written twice (a run resumed from an earlier checkpoint) keeps its last value."""
-  series = collections.defaultdict(dict)
-  for step, _, tag, value in read_scalar_events(event_dir):
-    series[tag][step] = value
-  return {tag: (sorted(by_step), [by_step[s] for s in sorted(by_step)])
+  written twice (a run resumed from an earlier checkpoint) keeps its last value, the one of
+  the later wall time (the files' names do not sort by time: their counter, "...9.v2" and
+  "...10.v2", sorts as text)."""
+  series = collections.defaultdict(dict)  # {tag: {step: (wall time, value)}}
+  for step, wall_time, tag, value in read_scalar_events(event_dir):
+    if wall_time >= series[tag].get(step, (wall_time, None))[0]:
+      series[tag][step] = (wall_time, value)
+  return {tag: (sorted(by_step), [by_step[s][1] for s in sorted(by_step)])
           for tag, by_step in series.items()}
 
 
