@@ -82,8 +82,6 @@ def test_the_budget_in_steps_follows_the_machines_speed_and_the_step_limit():
   assert "60 minutes" in here.describe() and "3,000 steps" == Budget(3000).describe()
 
 
-
-
 def test_overrides_go_over_the_choice_and_the_line_says_so():
   chosen, line = choose(TINY_RECIPE, Corpus(pairs=5000, p99_length=100, vocab_size=4096),
                         Budget(steps=2000))
@@ -93,3 +91,25 @@ def test_overrides_go_over_the_choice_and_the_line_says_so():
   assert (hparams.layer_prepostprocess_dropout, hparams.batch_size) == (0.1, 4096)
   assert said.startswith(line) and said.endswith(
       "; then --hparams=layer_prepostprocess_dropout=0.1,batch_size=4096 over that")
+
+
+@pytest.mark.parametrize("overrides", ["learning_rate_warmup_steps=4000",
+                                       "hidden_size=256,num_heads=8",
+                                       "hidden_size=64,learning_rate_warmup_steps=300"])
+def test_a_warmup_or_width_given_alone_keeps_the_peak_learning_rate(overrides):
+  chosen, line = choose(TINY_RECIPE, Corpus(pairs=18000, p99_length=115, vocab_size=8192),
+                        Budget(steps=5000))
+  hparams, said = overridden(chosen, line, overrides)
+  peak = float(learning_rate_schedule(hparams, end_step=10 ** 6)(
+      hparams.learning_rate_warmup_steps - 1))
+  # The constant is rounded to 4 decimals: a relative error below 0.5e-4 / 0.5.
+  assert peak == pytest.approx(auto_hparams.PEAK_LEARNING_RATE, rel=1e-4)
+  assert f"learning_rate_constant {hparams.learning_rate_constant:g}" in said
+
+
+def test_a_learning_rate_constant_given_is_kept_as_given():
+  chosen, line = choose(TINY_RECIPE, Corpus(pairs=18000, p99_length=115, vocab_size=8192),
+                        Budget(steps=5000))
+  hparams, said = overridden(chosen, line, "learning_rate_warmup_steps=4000,"
+                                           "learning_rate_constant=1.5")
+  assert hparams.learning_rate_constant == 1.5 and "the peak stays" not in said

@@ -27,7 +27,9 @@ The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"
 import dataclasses
 import math
 
+from t2t_lite.cli.overrides import parse_overrides
 from t2t_lite.data.report import length_percentiles
+from t2t_lite.models.hyperparameters import HParams
 
 AUTO_SET = "transformer_auto"
 
@@ -90,11 +92,11 @@ def choose(base, corpus, budget):
   dropout = 0.3 if small else 0.2
   batch_size = 2048 if small else 4096
   warmup = int(min(LONGEST_WARMUP, max(SHORTEST_WARMUP, WARMUP_SHARE * budget.steps)))
-  constant = PEAK_LEARNING_RATE * math.sqrt(base.hidden_size * warmup)
   max_length = max(base.max_length, 32 * math.ceil(corpus.p99_length / 32))
   chosen = dataclasses.replace(
       base, layer_prepostprocess_dropout=dropout, batch_size=batch_size,
-      learning_rate_warmup_steps=warmup, learning_rate_constant=round(constant, 4),
+      learning_rate_warmup_steps=warmup,
+      learning_rate_constant=peak_constant(base.hidden_size, warmup),
       max_length=max_length)
   advised_vocab = 4096 if small else 8192
   vocab = (f"vocabulary {corpus.vocab_size:,} (as advised)" if corpus.vocab_size == advised_vocab
@@ -107,6 +109,12 @@ def choose(base, corpus, budget):
           f"steps to a peak learning rate of {PEAK_LEARNING_RATE:g}, max_length "
           f"{max_length}; {vocab}")
   return chosen, line
+
+
+def peak_constant(hidden_size, warmup):
+  """The learning_rate_constant whose rsqrt schedule peaks at PEAK_LEARNING_RATE after
+  `warmup` steps at d_model `hidden_size` (the peak is constant / sqrt(d_model x warmup))."""
+  return round(PEAK_LEARNING_RATE * math.sqrt(hidden_size * warmup), 4)
 
 
 def for_run(base, problem, data_dir, config, overrides=""):
@@ -124,8 +132,19 @@ def for_run(base, problem, data_dir, config, overrides=""):
 
 
 def overridden(chosen, line, overrides):
-  """The choice with --hparams `overrides` over it -> (HParams, its line, saying so)."""
+  """The choice with --hparams `overrides` over it -> (HParams, its line, saying so). A
+  warmup or a width given without a learning_rate_constant keeps the peak learning rate:
+  the constant is derived anew for them."""
   if not overrides:
     return chosen, line
-  return chosen.override(overrides), f"{line}; then --hparams={overrides} over that"
+  given = parse_overrides(overrides, HParams)
+  hparams = dataclasses.replace(chosen, **given)
+  line = f"{line}; then --hparams={overrides} over that"
+  if ("learning_rate_constant" not in given
+      and given.keys() & {"learning_rate_warmup_steps", "hidden_size"}):
+    constant = peak_constant(hparams.hidden_size, hparams.learning_rate_warmup_steps)
+    hparams = dataclasses.replace(hparams, learning_rate_constant=constant)
+    line += (f" (learning_rate_constant {constant:g}: the peak stays "
+             f"{PEAK_LEARNING_RATE:g})")
+  return hparams, line
 
