@@ -3,7 +3,9 @@ from their dataclasses, every problem and hparams set from the registries), and 
 README's results table and the lab notebook's head (that table and a table of contents) from
 docs/headline_results.json and the notebook's own headings, and what the README, the getting
 started page and the Makefile say of `make demo` (its minutes and BLEU) from its record,
-docs/figures/demo_ding.json (written by docs/demo_record.py), and the README's own-data table
+docs/figures/demo_ding.json (written by docs/demo_record.py), what they say of `make test`
+and `make test-fast` from the tiers' records (docs/figures/test_tier_*.json, written by
+tests/tier_record.py), and the README's own-data table
 from docs/own_data_table.json and the records it names. The Multi30k reproduce scripts
 write the figure their rule chose as data (OUT/figure.json, by docs/chosen_figure.py); an
 entry's test, val and rule copy it.
@@ -41,6 +43,9 @@ HEAD_START = ("<!-- current figures and contents: docs/reference_pages.py writes
               "docs/headline_results.json and the headings below -->")
 HEAD_END = "<!-- end of the current figures and contents -->"
 DEMO_RECORD = os.path.join(DOCS, "figures", "demo_ding.json")
+# Each test tier's record (tests/tier_record.py), copied from .pytest_cache/tier_records.
+TIER_RECORDS = {tier: os.path.join(DOCS, "figures", f"test_tier_{tier}.json")
+                for tier in ("full", "unit")}
 OWN_DATA_TABLE = os.path.join(DOCS, "own_data_table.json")
 OWN_DATA_START = ("<!-- own-data table: docs/reference_pages.py writes it from "
                   "docs/own_data_table.json and the records it names -->")
@@ -172,32 +177,44 @@ def notebook_head(notebook):
                     results_table(link_prefix=""), "", "## Contents", "", *contents])
 
 
+def cpu_name(machine):
+  """A record's CPU in a few words: "AMD EPYC", "Intel Xeon, AMX" (bfloat16 tiles)."""
+  name = re.sub(r"\((R|TM)\)| Processor| CPU", "", machine["cpu"]).strip()
+  return f"{name}, AMX" if "amx_bf16" in machine.get("cpu_flags", ()) else name
+
+
 def own_data_table():
   """The README's table of what to expect from the own-data walkthrough: each row's test
   figure and pairs read from the run's record (docs/figures/own_data_*.json)."""
   with open(OWN_DATA_TABLE, encoding="utf-8") as f:
     rows = json.load(f)
-  lines = ["| corpus | pairs | minutes | this walkthrough | before `transformer_auto` | record |",
-           "|---|---:|---:|---:|---:|---|"]
+  lines = ["| corpus | pairs | minutes | machine | this walkthrough | before `transformer_auto` "
+           "| record |", "|---|---:|---:|---|---:|---:|---|"]
   for row in rows:
     with open(os.path.join(DOCS, row["record"]), encoding="utf-8") as f:
       record = json.load(f)
     pairs = re.search(r"([\d,]+) training pairs", record["auto_choice"][0]).group(1)
-    lines.append(f"| {row['corpus']} | {pairs} | {row['minutes']} | {record['figure']:.2f} | "
-                 f"{row['before']} | [{record['date']}](docs/{row['record']}) |")
+    lines.append(f"| {row['corpus']} | {pairs} | {row['minutes']} | "
+                 f"{cpu_name(record['machine'])} | {record['figure']:.2f} | {row['before']} | "
+                 f"[{record['date']}](docs/{row['record']}) |")
   return "\n".join(lines)
+
+
+def read_record(path):
+  """(the record at `path`, its whole minutes, its path from the project's root)."""
+  with open(path, encoding="utf-8") as f:
+    record = json.load(f)
+  return record, round(record["seconds"] / 60), os.path.relpath(path, os.path.dirname(DOCS))
 
 
 def demo_lines():
   """{path: [(the start of a line, the whole line written anew)]}: what the pages and the
   Makefile say of make demo, from its record."""
-  with open(DEMO_RECORD, encoding="utf-8") as f:
-    record = json.load(f)
-  minutes = round(record["seconds"] / 60)
-  demo_command = ("make demo     # ",
-                  f"make demo     # about {minutes} minutes on 2 CPU cores, the install included")
-  path = os.path.relpath(DEMO_RECORD, os.path.dirname(DOCS))
+  record, minutes, path = read_record(DEMO_RECORD)
   machine = record["machine"]
+  cores = f"{machine['cores']} CPU cores"
+  demo_command = ("make demo     # ",
+                  f"make demo     # about {minutes} minutes on {cores}, the install included")
   return {
       README: [demo_command, (
           "Its record, ",
@@ -206,9 +223,32 @@ def demo_lines():
           f"{machine['cpu']}, {record['date']}.")],
       GETTING_STARTED: [demo_command],
       MAKEFILE: [("\t@echo \"make demo: ",
-                  f"\t@echo \"make demo: about {minutes} minutes on 2 CPU cores (install, data, "
+                  f"\t@echo \"make demo: about {minutes} minutes on {cores} (install, data, "
                   f"{record['steps']:,} training steps; its record: {path}); it needs "
                   f"Debian's trans-de-en; run it again to resume\"")]}
+
+
+def tier_lines():
+  """{path: [(the start of a line, the whole line written anew)]}: what the pages say of
+  make test and make test-fast, from the tiers' records."""
+  full, full_minutes, full_path = read_record(TIER_RECORDS["full"])
+  unit, unit_minutes, _ = read_record(TIER_RECORDS["unit"])
+  cores = f"{full['machine']['cores']} CPU cores"
+  tests = f"about {full_minutes} minutes on {cores}, the install not included"
+  return {
+      README: [("make test     # ",
+                f"make test     # the test suite, what CI runs: {tests}")],
+      GETTING_STARTED: [
+          ("make test     # ", f"make test     # {tests}"),
+          ("the unit tier: no subprocesses",
+           f"the unit tier: no subprocesses and no training beyond a few steps (about "
+           f"{max(unit_minutes, 1)} minutes on {unit['machine']['cores']} CPU cores); a test"),
+          ("The full tier's record",
+           f"The full tier's record, [{os.path.basename(full_path)}](figures/"
+           f"{os.path.basename(full_path)}): {full['outcomes'].get('passed', 0):,} passed, "
+           f"{full['outcomes'].get('skipped', 0)} skipped in {full_minutes} minutes on {cores} "
+           f"({cpu_name(full['machine'])}; load {full['load'][1]:.1f} over its last five "
+           f"minutes), {full['date']}.")]}
 
 
 def with_line(text, start, line):
@@ -238,12 +278,13 @@ def generated_files():
   with open(NOTEBOOK, encoding="utf-8") as f:
     notebook = f.read()
   files[NOTEBOOK] = with_block(notebook, HEAD_START, HEAD_END, notebook_head(notebook))
-  for path, lines in demo_lines().items():
-    if path not in files:
-      with open(path, encoding="utf-8") as f:
-        files[path] = f.read()
-    for start, line in lines:
-      files[path] = with_line(files[path], start, line)
+  for generated_lines in (demo_lines(), tier_lines()):
+    for path, lines in generated_lines.items():
+      if path not in files:
+        with open(path, encoding="utf-8") as f:
+          files[path] = f.read()
+      for start, line in lines:
+        files[path] = with_line(files[path], start, line)
   return files
 
 
