@@ -119,6 +119,10 @@ SOURCE = ModelSource(RUNS, "/runs/unread")  # Never opened: the config is refuse
     (lambda: ServerConfig(SOURCE, max_body_bytes=0), "--max_body_bytes=0: it must be at least 1"),
     (lambda: ServerConfig(SOURCE, drain_seconds=-0.5),
      "--drain_seconds=-0.5: it must be at least 0"),
+    (lambda: BatchingSettings(max_batch_size="4"),
+     "--max_batch_size='4': it must be a number, at least 1"),
+    (lambda: ConnectionLimits(idle_timeout_seconds="75"),
+     "--idle_timeout_seconds='75': it must be a number, more than 0"),
 ])
 def test_serving_settings_out_of_range_are_one_line(build, message):
   assert one_line_error(build) == message

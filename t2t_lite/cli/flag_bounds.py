@@ -6,7 +6,8 @@
 `minimum` and `maximum` are inclusive, `above` is exclusive. `check_bounds(config)` refuses
 the first value outside its field's range in one line, "--keep_checkpoint_max=0: it must be
 at least 1", with the field's `bound_hint` after it in brackets; a None value (a setting
-left unset) is never refused, nan always is. `command_line.flag_values` checks every
+left unset) is never refused, nan always is, and so is a value that is no number (a
+library caller's "4"). `command_line.flag_values` checks every
 command's flags; a flags dataclass the library also builds from Python checks itself in
 its `__post_init__`, and a library function taking a setting as an argument checks it
 with `check_value` (`command_line.check_declared`). --help and the reference pages state
@@ -14,6 +15,7 @@ the range (`range_text`).
 """
 
 import dataclasses
+import numbers
 import operator
 
 from t2t_lite.errors import UserError
@@ -38,8 +40,10 @@ def check_bounds(config):
 def check_value(name, value, field):
   """UserError, "--name=value: it must be ...", when `value` given for the setting `name`
   is outside the range `field` (a `setting`, in a dataclass or not) declares."""
-  if value is None or all(compare(value, field.metadata[key])
-                          for key, (compare, _) in BOUNDS.items() if key in field.metadata):
+  bounded = [key for key in BOUNDS if key in field.metadata]
+  if bounded and value is not None and not isinstance(value, numbers.Real):
+    raise UserError(f"--{name}={value!r}: it must be a number, {range_text(field)}")
+  if value is None or all(BOUNDS[key][0](value, field.metadata[key]) for key in bounded):
     return
   hint = field.metadata.get("bound_hint")
   raise UserError(f"--{name}={_shown(value)}: it must be {range_text(field)}"
