@@ -35,7 +35,9 @@ class TrainConfig:
       "re-estimated at every step: the rate falls to 0 as the time runs out. A larger value "
       "moves that end to the new projected end, so the rate rises again from where it had "
       "decayed to, to what the schedule gives that end. Without linear_decay the schedule is "
-      "a function of the step alone, and the run ends where on it it got to.", minimum=0)
+      "a function of the step alone, and the run ends where on it it got to. One worker's "
+      "clock cannot stop the others: several workers stop at --train_steps instead.",
+      minimum=0)
   model: str = shared("model")
   schedule: str = setting(
       "train_and_evaluate", "What to run; continuous_train_and_eval is tensor2tensor's name "
