@@ -232,6 +232,7 @@ def tier_lines():
   """{path: [(the start of a line, the whole line written anew)]}: what the pages say of
   make test and make test-fast, from the tiers' records."""
   full, full_minutes, full_path = read_record(TIER_RECORDS["full"])
+  full_name = os.path.basename(full_path)
   unit, unit_minutes, _ = read_record(TIER_RECORDS["unit"])
   cores = f"{full['machine']['cores']} CPU cores"
   tests = f"about {full_minutes} minutes on {cores}, the install not included"
@@ -244,8 +245,8 @@ def tier_lines():
            f"the unit tier: no subprocesses and no training beyond a few steps (about "
            f"{max(unit_minutes, 1)} minutes on {unit['machine']['cores']} CPU cores); a test"),
           ("The full tier's record",
-           f"The full tier's record, [{os.path.basename(full_path)}](figures/"
-           f"{os.path.basename(full_path)}): {full['outcomes'].get('passed', 0):,} passed, "
+           f"The full tier's record, [{full_name}](figures/{full_name}): "
+           f"{full['outcomes'].get('passed', 0):,} passed, "
            f"{full['outcomes'].get('skipped', 0)} skipped in {full_minutes} minutes on {cores} "
            f"({cpu_name(full['machine'])}; load {full['load'][1]:.1f} over its last five "
            f"minutes), {full['date']}.")]}

@@ -66,14 +66,13 @@ def test_a_worker_given_other_data_ends_every_worker_before_training(tiny, tmp_p
 
 def cached_peak(cache_home, flops):
   """An XDG_CACHE_HOME whose cached CPU matmul peak of this machine, trusted, is `flops`."""
-  os.makedirs(os.path.join(cache_home, "t2t_lite"))
+  path = cost.peak_cache_path(cache_home)
+  os.makedirs(os.path.dirname(path))
   now = time.time()
-  with open(os.path.join(cache_home, "t2t_lite", "cpu_matmul_peak.json"), "w",
-            encoding="utf-8") as f:
+  with open(path, "w", encoding="utf-8") as f:
     json.dump({"machine": cost._machine_key(), "flops": flops, "first": now, "last": now,
                "measurements": cost.TRUSTED_MEASUREMENTS}, f)
   return cache_home
-
 
 
 def test_train_minutes_end_workers_of_other_speeds_before_the_handshake(tiny, tmp_path):

@@ -61,4 +61,3 @@ SERVE = {
                        "len ** length_penalty (0.4 ranks about as alpha 0.6 does for outputs "
                        "of 12 tokens)."),
 }
-

@@ -94,8 +94,7 @@ def cpu_peak(achieved_flops=None):
   """
   global _measured_in_this_process
   key = _machine_key()
-  path = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                      "t2t_lite", "cpu_matmul_peak.json")
+  path = peak_cache_path()
   cached = _read_cache(path, key)
   now = time.time()
   if cached is not None and now - cached["first"] > PEAK_CACHE_DAYS * 86400:
@@ -118,6 +117,13 @@ def cpu_peak(achieved_flops=None):
   except OSError:
     pass  # The cache is a convenience: an unwritable home measures again next time.
   return entry["flops"], _describe(entry)
+
+
+def peak_cache_path(cache_home=None):
+  """Where `cpu_peak` keeps its measurements, in `cache_home` (default: the user's cache
+  folder, XDG_CACHE_HOME or ~/.cache)."""
+  cache_home = cache_home or os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+  return os.path.join(cache_home, "t2t_lite", "cpu_matmul_peak.json")
 
 
 def _machine_key():
