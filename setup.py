@@ -8,34 +8,6 @@ from setuptools import find_packages, setup
 with open("t2t_lite/__init__.py", encoding="utf-8") as init_file:
   VERSION = re.search(r'^__version__ = "([^"]+)"$', init_file.read(), re.M).group(1)
 
-# The built-in problems, hparams sets and models, as entry points: "name = module:object".
-# A second name for an object is an alias (t2t_lite.registry).
-PROBLEMS = [
-    "translate_from_files = t2t_lite.problems.translate_from_files:TranslateFromFiles",
-    "translate_ende_wmt32k = t2t_lite.problems.translate_wmt14:TranslateEndeWmt32k",
-    "translate_ende = t2t_lite.problems.translate_wmt14:TranslateEndeWmt32k",
-    "translate_enfr_wmt32k = t2t_lite.problems.translate_wmt14:TranslateEnfrWmt32k",
-    "translate_enfr = t2t_lite.problems.translate_wmt14:TranslateEnfrWmt32k",
-    "parsing_english_ptb16k = t2t_lite.problems.parsing_ptb:ParsingEnglishPtb16k",
-    "parsing_english_ptb = t2t_lite.problems.parsing_ptb:ParsingEnglishPtb16k",
-    "parsing_english_ptb16k_words = t2t_lite.problems.parsing_ptb:ParsingEnglishPtb16kWords",
-    "translate_deen_ding8k = t2t_lite.problems.translate_dictionary_deen:TranslateDeenDing8k",
-    "translate_deen_ding = t2t_lite.problems.translate_dictionary_deen:TranslateDeenDing8k",
-] + [f"translate_{pair}_multi30k = t2t_lite.problems.translate_multi30k:"
-     f"Translate{pair.title()}Multi30k" for pair in ("ende", "deen", "enfr", "fren")
-] + [f"translate_{pair}_multi30k_lc = t2t_lite.problems.translate_multi30k:"
-     f"Translate{pair.title()}Multi30kLc" for pair in ("ende", "enfr")]
-HPARAMS_SETS = [
-    f"{name} = t2t_lite.hparams_sets.transformer:{name}" for name in (
-        "transformer_base", "transformer_big", "transformer_big_enfr_paper",
-        "transformer_parsing", "transformer_base_v1", "transformer_base_v2",
-        "transformer_base_v3", "transformer_big_v3", "transformer_big_enfr",
-        "transformer_base_single_gpu", "transformer_big_single_gpu", "transformer_parsing_base",
-        "transformer_parsing_big", "transformer_small", "transformer_tiny", "transformer_test",
-        "transformer_test_small", "transformer_small_multi30k", "transformer_tiny_multi30k",
-        "transformer_parsing_small", "transformer_auto")]
-MODELS = ["transformer = t2t_lite.models.transformer:Transformer"]
-
 setup(
     name="t2t_lite",
     version=VERSION,
@@ -88,10 +60,9 @@ setup(
                     "serve": ["aiohttp>=3.9,<4"],
                     # Peers of the benchmarks in bench/ (make bench); never needed otherwise.
                     "bench": ["torch==2.13.0", "keras-hub>=0.20,<1"]},
+    # Built-in problems, hparams sets and models register by decorator (t2t_lite.registry);
+    # another package adds its own as entry points of those groups.
     entry_points={
-        "t2t_lite.problems": PROBLEMS,
-        "t2t_lite.hparams_sets": HPARAMS_SETS,
-        "t2t_lite.models": MODELS,
         "console_scripts": [
             "t2t-trainer=t2t_lite.bin.t2t_trainer:run",
             "t2t-decoder=t2t_lite.bin.t2t_decoder:run",

@@ -31,7 +31,7 @@ def entry_point(main, registries=True):
   `call_main` returns.
 
   registries: load TensorFlow quietly, then the problems, hparams sets and models (and
-    --t2t_usr_dir); False: only check that --t2t_usr_dir, when given, is a package.
+    --t2t_usr_dir); False: only check that --t2t_usr_dir, when given, is a folder Python can import.
     The function keeps it as its attribute `registries`.
   """
   def run():

@@ -20,7 +20,7 @@ from t2t_lite import quiet
 quiet.import_tensorflow()
 
 from t2t_lite.data.trees import is_leaf, parse_trees  # noqa: E402
-from t2t_lite.problems.parsing_ptb import LinearisedTrees, decoded_tokens  # noqa: E402
+from t2t_lite.data.linearised_trees import LinearisedTrees, decoded_tokens  # noqa: E402
 from t2t_lite.run import Run  # noqa: E402
 
 

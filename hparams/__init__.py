@@ -1,5 +1,5 @@
-"""The built-in hparams sets; installed as `t2t_lite.hparams_sets` (setup.py names each
-set as an entry point of `t2t_lite.hparams_sets`).
+"""The built-in hparams sets; installed as `t2t_lite.hparams_sets`. The registry imports every
+module of this folder; each set registers itself with `@HPARAMS.register`.
 
   transformer.py  the Transformer's sets (the paper's, tensor2tensor's, small ones), each a
                   `replace()` of another.

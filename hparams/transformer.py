@@ -23,28 +23,33 @@ False makes them three (here: both False, `UNTIED`).
 
 from dataclasses import replace
 
+from t2t_lite.built_in import hparams_set
 from t2t_lite.models.hyperparameters import HParams
 
 # tensor2tensor's shared_embedding_and_softmax_weights=False: three separate matrices.
 UNTIED = {"shared_embedding": False, "shared_embedding_and_softmax_weights": False}
 
 
+@hparams_set
 def transformer_base():
   """The paper's base model: N=6, d_model=512, d_ff=2048, h=8, P_drop=0.1, 65M parameters."""
   return HParams()
 
 
+@hparams_set
 def transformer_big():
   """The paper's big model (EN-DE): d_model=1024, d_ff=4096, h=16, P_drop=0.3, 213M parameters."""
   return replace(transformer_base(), hidden_size=1024, filter_size=4096, num_heads=16,
                  layer_prepostprocess_dropout=0.3)
 
 
+@hparams_set
 def transformer_big_enfr_paper():
   """The paper's big model for EN-FR, which used P_drop=0.1 instead of 0.3."""
   return replace(transformer_big(), layer_prepostprocess_dropout=0.1)
 
 
+@hparams_set
 def transformer_parsing():
   """The paper's WSJ-only parser (section 6.3): its base model with 4 layers and d_model=1024.
 
@@ -62,6 +67,7 @@ def transformer_parsing():
                  shared_embedding_and_softmax_weights=False)
 
 
+@hparams_set
 def transformer_base_v1():
   """tensor2tensor's transformer_base_v1: the paper's base model.
 
@@ -71,6 +77,7 @@ def transformer_base_v1():
   return transformer_base()
 
 
+@hparams_set
 def transformer_base_v2():
   """tensor2tensor's transformer_base_v2: v1 with pre-norm (and a final norm),
   attention and relu dropout 0.1, warmup 8000 and learning_rate 0.2 (constant 2)."""
@@ -79,11 +86,13 @@ def transformer_base_v2():
                  learning_rate_constant=2.0)
 
 
+@hparams_set
 def transformer_base_v3():
   """tensor2tensor's transformer_base_v3, which is its transformer_base: v2 with beta2 0.997."""
   return replace(transformer_base_v2(), optimizer_adam_beta2=0.997)
 
 
+@hparams_set
 def transformer_big_v3():
   """tensor2tensor's transformer_big: v3 with d_model=1024, d_ff=4096, h=16, P_drop=0.3
   and batch_size 2048."""
@@ -91,6 +100,7 @@ def transformer_big_v3():
                  layer_prepostprocess_dropout=0.3, batch_size=2048)
 
 
+@hparams_set
 def transformer_big_enfr():
   """tensor2tensor's transformer_big_enfr: v3 with d_model=1024, d_ff=8192, h=16,
   P_drop=0.1 and three embedding matrices (the paper's: transformer_big_enfr_paper)."""
@@ -98,6 +108,7 @@ def transformer_big_enfr():
                  layer_prepostprocess_dropout=0.1, **UNTIED)
 
 
+@hparams_set
 def transformer_base_single_gpu():
   """tensor2tensor's transformer_base_single_gpu: v3 with batch_size 1024 and the schedule
   0.1 * min(1, step / 16000) * max(step, 16000)^-0.5 (no d_model factor; peak 7.9e-4)."""
@@ -106,6 +117,7 @@ def transformer_base_single_gpu():
                  learning_rate_constant=0.1, learning_rate_warmup_steps=16000)
 
 
+@hparams_set
 def transformer_big_single_gpu():
   """tensor2tensor's transformer_big_single_gpu: its big (transformer_big_v3) with
   P_drop=0.1 and warmup 16000."""
@@ -113,6 +125,7 @@ def transformer_big_single_gpu():
                  learning_rate_warmup_steps=16000)
 
 
+@hparams_set
 def transformer_parsing_base():
   """tensor2tensor's WSJ-only parser: v3 with d_model=1024 (6 layers, d_ff 2048, h=8),
   dropout 0.2 on residuals and attention, warmup 16000, max_length 512 and three
@@ -123,6 +136,7 @@ def transformer_parsing_base():
                  **UNTIED)
 
 
+@hparams_set
 def transformer_parsing_big():
   """tensor2tensor's semi-supervised WSJ parser: its big with P_drop=0.1, warmup 4000,
   max_length 512, batch_size 2048.
@@ -135,24 +149,28 @@ def transformer_parsing_big():
                  layer_prepostprocess_dropout=0.1, batch_size=2048)
 
 
+@hparams_set
 def transformer_small():
   """tensor2tensor's transformer_small: v3 with 2 layers, d_model=256, d_ff=1024, h=4."""
   return replace(transformer_base_v3(), num_hidden_layers=2, hidden_size=256,
                  filter_size=1024, num_heads=4)
 
 
+@hparams_set
 def transformer_tiny():
   """tensor2tensor's transformer_tiny: v3 with 2 layers, d_model=128, d_ff=512, h=4."""
   return replace(transformer_base_v3(), num_hidden_layers=2, hidden_size=128,
                  filter_size=512, num_heads=4)
 
 
+@hparams_set
 def transformer_test():
   """tensor2tensor's transformer_test: v3 with 2 layers, d_model=16, d_ff=8, h=2."""
   return replace(transformer_base_v3(), num_hidden_layers=2, hidden_size=16, filter_size=8,
                  num_heads=2)
 
 
+@hparams_set
 def transformer_test_small():
   """The smallest useful model, for tests: the paper's base with 2 layers, d_model=32,
   d_ff=64, h=4, batch_size 256 and max_length 64."""
@@ -160,6 +178,7 @@ def transformer_test_small():
                  num_heads=4, batch_size=256, max_length=64)
 
 
+@hparams_set
 def transformer_small_multi30k():
   """For corpora of Multi30k's size (29k pairs) on a CPU budget of hours: tensor2tensor's
   pre-norm layout (post-norm collapsed every source position into one vector within 100
@@ -174,6 +193,7 @@ def transformer_small_multi30k():
                  learning_rate_constant=0.8, max_length=128)
 
 
+@hparams_set
 def transformer_tiny_multi30k():
   """Wu et al. 2021's text-only Multi30k Transformer ("Good for Misconceived Reasons"),
   t2t_lite's best per CPU hour on corpora of Multi30k's size: pre-norm, 4 layers,
@@ -195,6 +215,7 @@ def transformer_tiny_multi30k():
                  learning_rate_decay_steps=3000)
 
 
+@hparams_set
 def transformer_parsing_small():
   """For parsing a treebank of a few thousand trees (the WSJ sample) on a CPU budget of an
   hour: `transformer_parsing`'s 4 layers, pre-norm, at d_model=128, d_ff=512, h=4, P_drop
@@ -207,6 +228,7 @@ def transformer_parsing_small():
                  learning_rate_warmup_steps=500, learning_rate_constant=0.7, max_length=256)
 
 
+@hparams_set
 def transformer_auto():
   """Chosen for the corpus and the budget when t2t-trainer starts a run
   (t2t_lite.training.auto_hparams): from transformer_tiny_multi30k, the warmup (a quarter

@@ -38,6 +38,7 @@ import hashlib
 import os
 import re
 
+from t2t_lite.built_in import problem
 from t2t_lite.data.problem import DecodeDefaults, Drop, TextPairProblem
 from t2t_lite.data.text_files import read_lines
 from t2t_lite.errors import UserError
@@ -152,6 +153,7 @@ def _drop_reason(german, english, both_sentences):
   return None
 
 
+@problem(aliases=("translate_deen_ding",))
 class TranslateDeenDing8k(TextPairProblem):
   """German -> English on the Ding dictionary's example sentences; 8k shared vocabulary."""
 

@@ -24,8 +24,8 @@ A folder holding the unpacked files works as --tmp_dir as it is (nothing is
 written into it), so a machine without internet can use files fetched elsewhere.
 """
 
+from t2t_lite.built_in import problem
 from t2t_lite.data.download import raw_text_file
-from t2t_lite.data.published_files import MULTI30K
 from t2t_lite.data.problem import DecodeDefaults, TextPairProblem
 from t2t_lite.data.text_files import read_parallel_files
 from t2t_lite.errors import UserError
@@ -35,9 +35,19 @@ RAW_URL = "https://github.com/multi30k/dataset/raw/master/data/task1/raw/{name}.
 # Our split -> (the dataset's file stem, lines in each language's file).
 SPLIT_FILES = {"train": ("train", 29000), "dev": ("val", 1014),
                "test": ("test_2016_flickr", 1000)}
-# Each file's SHA-256: a file of the right length but another content (train.fr as
-# train.de) is refused by name.
-PUBLISHED_SHA256 = MULTI30K
+# Each file's SHA-256 (data/task1/raw/*.gz of the multi30k/dataset repository, unpacked): a
+# file of the right length but another content (train.fr as train.de) is refused by name.
+PUBLISHED_SHA256 = {
+    "test_2016_flickr.de": "4be6b5b3236b79c25475c6bb829800a7ce559e9ba7a1f6c2394fe4d40be46d16",
+    "test_2016_flickr.en": "399a4382932c1aadd3ceb9bef1008d388a64c76d4ae4e9d4728c6f4301cac182",
+    "test_2016_flickr.fr": "cb3160d69b002bb638e66cc7612fcd56cb0af82eadc9c142dedc438afb885ef6",
+    "train.de": "2c2b73fd2b548fbcde3a875e0a78d6ee94d498bfdee6bd3eae3945779e9ddf72",
+    "train.en": "460a15fbd157e34a7a9957ee388c1ca247fe47af3ef25fb50442af6c274e0fc6",
+    "train.fr": "5925a3c18f1587b6b54b87743106e6e8ab93618edb6f65d19eac0621f853a10d",
+    "val.de": "660e09eb7e1da2f856ea13ee5ad3cf6d36b3d5b0b733c857e94c5747a3dfc660",
+    "val.en": "1f2a23d992769b5b3d209b0a10dd0b77c08cceb1f20dfb97ed0aafa49d107227",
+    "val.fr": "5304e444d842e962b2dda4d816b70b22a1765b15401642b7ca37a67477e708dc",
+}
 
 
 def split_file(tmp_dir, split, language, progress=True):
@@ -70,9 +80,9 @@ def _language_pair(source, target, summary, *, lowercase=False):
   """The registered Multi30k problem `source` -> `target`, named as tensor2tensor names
   its translation problems (`translate_ende_multi30k`; `_lc` when lowercased)."""
   name = f"Translate{(source + target).title()}Multi30k" + ("Lc" if lowercase else "")
-  return type(name, (Multi30kTranslation,), {
+  return problem(type(name, (Multi30kTranslation,), {
       "__doc__": summary, "__module__": __name__, "lowercase": lowercase,
-      "source_language": source, "target_language": target})
+      "source_language": source, "target_language": target}))
 
 
 TranslateEndeMulti30k = _language_pair("en", "de", "Multi30k English -> German.")

@@ -25,6 +25,7 @@ import os
 import urllib.error
 import urllib.request
 
+from t2t_lite.built_in import problem
 from t2t_lite.data.problem import DecodeDefaults
 from t2t_lite.errors import UserError
 from t2t_lite.problems.translate_from_files import TranslateFromFiles
@@ -111,6 +112,7 @@ class Wmt14Translation(TranslateFromFiles):
                       f"({type(error).__name__}: {first_line}); {todo}") from error
 
 
+@problem(aliases=("translate_ende",))
 class TranslateEndeWmt32k(Wmt14Translation):
   """WMT14 English -> German (about 4.5M training pairs); newstest2014 is the paper's test."""
 
@@ -118,6 +120,7 @@ class TranslateEndeWmt32k(Wmt14Translation):
   tfds_name = "wmt14_translate/de-en"
 
 
+@problem(aliases=("translate_enfr",))
 class TranslateEnfrWmt32k(Wmt14Translation):
   """WMT14 English -> French (about 40M training pairs); newstest2014 is the paper's test."""
 

@@ -18,7 +18,8 @@ A subpackage per job (docs/architecture.md draws the layers):
 The root keeps what several layers share:
   errors.py             errors a user can cause: each prints as one line, never a traceback.
   constants.py          the special ids and the large negatives every layer agrees on.
-  registry.py           named problems, hparams sets and models: installed, or by decorator.
+  registry.py           named problems, hparams sets and models: built in, installed, a user's.
+  built_in.py           the marks by which the built-in problems, sets and models are found.
   names.py              the names registered things go by when none is given.
   quiet.py              TensorFlow imported without its chatter and without JAX.
   progress_line.py      one status line on stderr, the progress display every command shares.

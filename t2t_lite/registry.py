@@ -1,16 +1,17 @@
-"""Named problems, hparams sets and models: the installed ones, and those registered by
-decorator.
+"""Named problems, hparams sets and models: the built-in ones, those of installed packages,
+and a --t2t_usr_dir's.
 
-Installed entries are Python entry points of the groups `t2t_lite.problems`,
-`t2t_lite.hparams_sets` and `t2t_lite.models`, named as they are looked up; t2t_lite's
-own are in its setup.py, and a package of yours adds its own the same way:
+A registry finds the built-ins on its first lookup: it imports every module of its built-in
+package (`t2t_lite.problems` is the top-level problems/ folder, `t2t_lite.hparams_sets`
+hparams/; the models' is one module, `t2t_lite.models.transformer`) and registers what each
+marks (`t2t_lite.built_in`), so that a new built-in is one new file. Then it loads the
+entry points of its group, by which another installed package adds its own:
 
     entry_points={"t2t_lite.hparams_sets": ["my_set = my_package.sets:my_set"]}
 
-A registry loads every entry point of its group on its first lookup; an entry point
-naming an object that another entry point of the group names by the object's own name
-(`translate_ende` beside `translate_ende_wmt32k`) is an alias. The entry modules never
-import this one. Code of a --t2t_usr_dir (`import_usr_dir`) registers by decorator, as in
+An entry point naming an object that another entry point of the group names by the
+object's own name is an alias. A --t2t_usr_dir (`import_usr_dir`: a package whose `__init__`
+imports its modules, or a folder of modules, each imported) registers by decorator, as in
 tensor2tensor:
 
     @HPARAMS.register
@@ -24,8 +25,10 @@ import difflib
 import importlib
 from importlib import metadata
 import os
+import pkgutil
 import sys
 
+from t2t_lite.built_in import marked_in
 from t2t_lite.errors import MissingFlag, UserError
 from t2t_lite.names import default_name
 
@@ -33,19 +36,24 @@ from t2t_lite.names import default_name
 class Registry:
   """A mapping from names (and aliases) to registered objects of one kind."""
 
-  def __init__(self, kind, group=None):
+  def __init__(self, kind, group=None, package=None):
     self.kind = kind  # "problem", "hparams set", "model": used in messages.
     self.group = group  # The entry-point group of the installed entries.
+    self.package = package  # The built-ins: what the modules of this package (or it) mark.
     self._entries = {}
     self._aliases = {}
-    self._loaded = group is None
+    self._loaded = group is None and package is None
 
   def load_builtins(self):
-    """Loads the installed entries once (a registration or lookup does it first)."""
+    """Registers the built-ins and the installed entries, once (a lookup or a registration
+    does it first)."""
     if self._loaded:
       return
     self._loaded = True  # An installed module may register more by decorator as it loads.
     try:
+      for name in _modules_of(self.package):
+        for target, aliases in marked_in(importlib.import_module(name), self.kind):
+          self._add(target, default_name(target), aliases)
       for key, (target, aliases) in _installed(self.group).items():
         self._add(target, key, aliases)
     except BaseException:
@@ -107,10 +115,24 @@ class Registry:
     return lines
 
 
+def _modules_of(package):
+  """The names of the modules of `package` (none for None, itself for a module), sorted;
+  `_private` ones left out."""
+  if package is None:
+    return []
+  folders = getattr(importlib.import_module(package), "__path__", None)
+  if folders is None:
+    return [package]
+  return sorted(f"{package}.{info.name}" for info in pkgutil.iter_modules(folders)
+                if not info.name.startswith("_"))
+
+
 def _installed(group):
   """{name: (object, [aliases])} of the entry points of `group`: the entry points naming
   one object are one entry, under the object's own name if one of them is it (else the
   first in order), the others its aliases."""
+  if group is None:
+    return {}
   names_of = {}  # id(object) -> (object, its entry point names)
   for point in sorted(set(metadata.entry_points(group=group)), key=lambda p: p.name):
     try:
@@ -127,9 +149,10 @@ def _installed(group):
   return installed
 
 
-PROBLEMS = Registry("problem", group="t2t_lite.problems")
-HPARAMS = Registry("hparams set", group="t2t_lite.hparams_sets")
-MODELS = Registry("model", group="t2t_lite.models")
+PROBLEMS = Registry("problem", group="t2t_lite.problems", package="t2t_lite.problems")
+HPARAMS = Registry("hparams set", group="t2t_lite.hparams_sets",
+                   package="t2t_lite.hparams_sets")
+MODELS = Registry("model", group="t2t_lite.models", package="t2t_lite.models.transformer")
 REGISTRIES = (PROBLEMS, HPARAMS, MODELS)
 
 
@@ -159,14 +182,11 @@ def registry_help():
 
 
 def check_usr_dir(usr_dir):
-  """UserError unless `usr_dir` is a directory that imports as a Python package ->
+  """UserError unless `usr_dir` is a directory whose name imports as a Python module ->
   (its parent directory, its module name)."""
   path = os.path.abspath(os.path.expanduser(usr_dir)).rstrip(os.sep)
   if not os.path.isdir(path):
     raise UserError(f"--t2t_usr_dir {usr_dir}: no such directory")
-  if not os.path.isfile(os.path.join(path, "__init__.py")):
-    raise UserError(f"--t2t_usr_dir {usr_dir}: not a Python package; add an __init__.py "
-                    f"that imports the modules registering your problems and hparams sets")
   parent, module_name = os.path.split(path)
   if not module_name.isidentifier():
     raise UserError(f"--t2t_usr_dir {usr_dir}: the directory name '{module_name}' "
@@ -175,10 +195,12 @@ def check_usr_dir(usr_dir):
 
 
 def import_usr_dir(usr_dir):
-  """Imports a user's directory (a Python package) so its registrations take effect.
+  """Imports a user's directory so its registrations take effect.
 
-  Like tensor2tensor's `--t2t_usr_dir`: the directory's `__init__.py` imports
-  the modules that register problems, hparams sets or models.
+  As tensor2tensor's `--t2t_usr_dir`, a package whose `__init__.py` imports the modules
+  that register problems, hparams sets or models; or, without an `__init__.py`, a folder
+  of such modules, each imported (a new problem is then one file). What its modules mark
+  as built-ins do (`t2t_lite.built_in`) registers too: a built-in's file works there as it is.
   """
   parent, module_name = check_usr_dir(usr_dir)
   if module_name in sys.modules:
@@ -186,6 +208,10 @@ def import_usr_dir(usr_dir):
   sys.path.insert(0, parent)
   try:
     importlib.import_module(module_name)
+    if not os.path.isfile(os.path.join(parent, module_name, "__init__.py")):
+      for module in _modules_of(module_name):
+        importlib.import_module(module)
+    _register_marked(module_name)
   except UserError:
     raise
   except Exception as e:  # The user's code: name the failure in one line.
@@ -193,3 +219,13 @@ def import_usr_dir(usr_dir):
                     f"{type(e).__name__}: {e}") from e
   finally:
     sys.path.remove(parent)
+
+
+def _register_marked(package):
+  """Registers what the imported modules of `package` (it included) mark."""
+  modules = [module for name, module in sorted(sys.modules.items())
+             if name == package or name.startswith(package + ".")]
+  for registry in REGISTRIES:
+    for module in modules:
+      for target, aliases in marked_in(module, registry.kind):
+        registry.register(target, aliases=aliases)

@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from t2t_lite.constants import EOS_ID, IMPOSSIBLE_LOG_PROB
 from model_fixtures import SENTENCES, SMALL, small_model, untrained_parser
+from t2t_lite.data.linearised_trees import LinearisedTrees, decoded_tokens
 from t2t_lite.data.vocabulary import Vocabulary, train_sentencepiece
 from t2t_lite.decoding.bracket_rule import bracket_tables
 from t2t_lite.decoding.copy_rule import source_leaf_pieces
@@ -19,8 +20,7 @@ from t2t_lite.decoding.decode_hparams import DecodeHParams
 from t2t_lite.decoding.token_counts import CountRule, apply_count_rule, counted_ids_table
 from t2t_lite.decoding.translate import Translator
 from t2t_lite.export.saved_model import Exported
-from t2t_lite.problems.parsing_ptb import (LinearisedTrees, ParsingEnglishPtb16kWords,
-                                           decoded_tokens)
+from t2t_lite.problems.parsing_ptb import ParsingEnglishPtb16kWords
 
 LIMIT = 7   # Tokens, EOS included.
 PAIRS = tuple(("(" + label, ")" + label) for label in ("NP", "VP", "PP"))

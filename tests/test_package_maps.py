@@ -1,6 +1,7 @@
-"""t2t_lite and each of its subpackages (problems/, hparams/ and bin/ too), and every package
-of bench/, opens with a map: its `__init__` docstring gives each of its modules and subpackages
-a line saying what it is for, and names none it lacks."""
+"""t2t_lite and each of its subpackages (hparams/ and bin/ too), and every package of bench/,
+opens with a map: its `__init__` docstring gives each of its modules and subpackages a line
+saying what it is for, and names none it lacks. problems/ is the exception: a new problem is
+one new file, and the problems reference page (generated from the registry) is its map."""
 
 import ast
 import os
@@ -19,7 +20,7 @@ def subpackages():
   """{package: the path of its __init__.py} of t2t_lite and every package in it, and of
   bench/ and its packages."""
   packages = {module: path for module, path in module_files().items()
-              if os.path.basename(path) == "__init__.py"}
+              if os.path.basename(path) == "__init__.py" and module != "t2t_lite.problems"}
   for directory, _, names in os.walk(os.path.join(ROOT, "bench")):
     if "__init__.py" in names:
       module = os.path.relpath(directory, ROOT).replace(os.sep, ".")

@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from model_fixtures import small_model
 from t2t_lite.constants import EOS_ID
+from t2t_lite.data.linearised_trees import decoded_tokens, punctuation_tags, tree_string
 from t2t_lite.data.problem import DecodeDefaults, Drop, Sources
 from t2t_lite.data.trees import POS_TAGS, linearize, normalize, read_mrg_file
 from t2t_lite.data.vocabulary import train_sentencepiece
@@ -17,8 +18,7 @@ from t2t_lite.decoding.translate import Translator
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.evalb import COLLINS
 from t2t_lite.problems.parsing_ptb import (ParsingEnglishPtb16k, ParsingEnglishPtb16kWords,
-                                           decoded_tokens, find_mrg_files, punctuation_tags,
-                                           split_files, tree_string, wsj_section)
+                                           find_mrg_files, split_files, wsj_section)
 from t2t_lite.registry import PROBLEMS
 
 PROBLEM = ParsingEnglishPtb16k()

@@ -77,9 +77,9 @@ def test_usr_dir_registers_the_users_sets(tmp_path):
 def test_usr_dir_errors_are_one_line(tmp_path):
   with pytest.raises(UserError, match="no such directory"):
     import_usr_dir(str(tmp_path / "missing"))
-  (tmp_path / "not_a_package").mkdir()
-  with pytest.raises(UserError, match="add an __init__.py"):
-    import_usr_dir(str(tmp_path / "not_a_package"))
+  (tmp_path / "not-a-module-name").mkdir()
+  with pytest.raises(UserError, match="must be a valid Python module name"):
+    import_usr_dir(str(tmp_path / "not-a-module-name"))
   broken = tmp_path / "broken_usr_dir"
   broken.mkdir()
   (broken / "__init__.py").write_text("raise RuntimeError('boom')\n")
@@ -87,20 +87,22 @@ def test_usr_dir_errors_are_one_line(tmp_path):
     import_usr_dir(str(broken))
 
 
-def test_every_built_in_set_is_installed_and_every_problem_module_registers():
+def test_every_built_in_set_and_every_problem_module_registers():
   import inspect
   from t2t_lite.hparams_sets import transformer as sets
   from t2t_lite.registry import HPARAMS, MODELS, PROBLEMS
   from import_graph import module_files
-  # Fresh registries of the installed entries (tests register more in the shared ones).
-  installed_sets, problems, models = (Registry(registry.kind, registry.group)
-                                      for registry in (HPARAMS, PROBLEMS, MODELS))
+  # Fresh registries of the built-ins (tests register more in the shared ones).
+  built_in_sets, problems, models = (Registry(registry.kind, package=registry.package)
+                                     for registry in (HPARAMS, PROBLEMS, MODELS))
   defined = {name for name, value in vars(sets).items() if inspect.isfunction(value)
              and value.__module__ == sets.__name__ and not name.startswith("_")}
-  assert set(installed_sets.names()) == defined
+  assert set(built_in_sets.names()) == defined
   modules = {module for module in module_files() if module.startswith("t2t_lite.problems.")}
   assert {problems[name].__module__ for name in problems.names()} == modules
+  assert models.names() == ["transformer"]
   assert models["transformer"].__module__ == "t2t_lite.models.transformer"
+  assert problems.aliases_of("translate_ende_wmt32k") == ["translate_ende"]
 
 
 def test_a_second_entry_point_of_one_object_is_an_alias(monkeypatch):

@@ -128,6 +128,9 @@ def test_a_damaged_split_marker_names_the_file_and_field(tmp_path_factory):
   message = one_line_error(lambda: problem.split_info("train", data_copy))
   assert message.startswith(f"{marker}: field 'examples' is \"many\", not an integer")
   assert "run t2t-datagen --problem=translate_from_files" in message
+  edit_json(marker, lambda v: v.update(examples=200, file_sizes=["big"]))
+  assert one_line_error(lambda: problem.split_info("train", data_copy)).startswith(
+      f"{marker}: field 'file_sizes' is not a size in bytes for each file")
   write(marker, "[]")
   assert "holds a JSON list" in one_line_error(lambda: problem.split_info("train", data_copy))
   os.remove(marker)  # Missing: the data is incomplete, as before.

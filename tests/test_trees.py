@@ -7,11 +7,19 @@ import os
 import pytest
 
 from t2t_lite.data.trees import (CLOSER_MISMATCH, EMPTY_CONSTITUENT, FEWER_LEAVES, LEFT_OPEN,
-                                 MALFORMATIONS, NOT_ONE_ROOT, Tree, delinearize, is_well_formed,
+                                 MALFORMATIONS, NOT_ONE_ROOT, Tree, delinearize,
                                  linearize, malformations, normalize, parse_trees,
                                  read_mrg_file)
 from t2t_lite.errors import UserError
 from t2t_lite.metrics.evalb import COLLINS, ERROR, score_corpus
+
+
+def is_well_formed(words, tokens):
+  """Whether `tokens` are a tree over `words` as they stand: `delinearize` repairs nothing
+  (balanced brackets, each closer naming what it closes, one root constituent, one leaf
+  token per word, no empty constituent)."""
+  return linearize(delinearize(words, tokens), tag_leaves=True)[1] == list(tokens)
+
 
 MRG = """\
 ( (S

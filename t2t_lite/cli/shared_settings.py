@@ -14,8 +14,9 @@ from t2t_lite.cli.command_line import declared
 # name -> (default, help text[, the rest of its `setting`: its range]). Each command's
 # dataclass gives the type.
 SHARED = {
-    "t2t_usr_dir": (None, "A Python package directory whose __init__.py registers your own "
-                    "problems, hparams sets or models (as in tensor2tensor)."),
+    "t2t_usr_dir": (None, "A folder of Python modules (or a package whose __init__.py imports "
+                    "them) that register your own problems, hparams sets or models (as in "
+                    "tensor2tensor); each imported."),
     "problem": (None, "Registered problem name, e.g. translate_ende_wmt32k."),
     "model": ("transformer", "Registered model name."),
     "hparams_set": (None, "Registered hparams set, e.g. transformer_base."),

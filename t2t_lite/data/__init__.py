@@ -5,8 +5,9 @@ A problem and the text it reads:
   problem.py       the Problem contract: real text in, batches of ids out, ids back to text.
   text_files.py    text files read line by line (parallel files, TSV), with one-line errors.
   download.py      a problem's raw files fetched once into tmp_dir, checked, unpacked.
-  published_files.py  the datasets' published files by SHA-256: checked by content.
+  published_files.py  a dataset's published files checked by SHA-256 (each problem keeps its own).
   trees.py         Penn Treebank trees: read, normalised, linearised for parsing.
+  linearised_trees.py  linearised trees as targets: tokens unglued, pieces, back to trees.
   target_form.py   what a problem's targets need at decode time beyond being text.
   target_order.py  a model's order of target ids: reading order, or last token first.
 

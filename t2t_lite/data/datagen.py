@@ -200,7 +200,8 @@ def _write_split(problem, split, data_dir, sources, encoder, digest, shards, pro
   info = records.SplitInfo(
       problem=problem.name, split=split, files=tuple(paths), examples=summary.examples,
       length_counts={int(v): int(n) for v, n in sorted(longest.items())},
-      vocab_digest=digest, summary=summary.to_dict())
+      vocab_digest=digest, summary=summary.to_dict(),
+      file_sizes=tuple(os.path.getsize(path) for path in paths))
   write_text_atomic(records.marker_path(data_dir, problem.name, split),
                     info.to_json(data_dir))
   return summary

@@ -1,7 +1,7 @@
 """Fetching a problem's raw files: downloaded once into tmp_dir, checked, then unpacked.
 
     path = raw_text_file(tmp_dir, "train.de", url=".../train.de.gz", expected_lines=29000,
-                         published=(MULTI30K, "Multi30k"))
+                         published=(PUBLISHED_SHA256, "Multi30k"))
 
 A file already in tmp_dir (unpacked, or its .gz) is used as it is, so a machine
 without internet works from a tmp_dir filled elsewhere. A download goes to a

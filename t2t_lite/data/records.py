@@ -30,6 +30,8 @@ class SplitInfo:
     EOS included (the length bucketing and `max_length` use).
   vocab_digest: SHA-256 of the vocabulary file(s) the ids come from.
   summary: what datagen reported for the split (counts, drops, percentiles).
+  file_sizes: each shard's size in bytes, as written (a shard cut at a record's end still
+    reads to its end: its size tells); () in markers written before sizes were recorded.
   """
   problem: str
   split: str
@@ -38,6 +40,7 @@ class SplitInfo:
   length_counts: dict
   vocab_digest: str = ""
   summary: dict = dataclasses.field(default_factory=dict)
+  file_sizes: tuple = ()
 
   def count_longer_than(self, max_length):
     """How many examples have more than `max_length` tokens on a side (training drops them)."""
@@ -63,11 +66,17 @@ class SplitInfo:
       raise DamagedFile(path, f"is not a split marker of format {FORMAT_VERSION} (written by "
                         f"another version of t2t_lite?)", remedy)
     for name, kind in (("problem", str), ("split", str), ("files", tuple), ("examples", int),
-                       ("length_counts", dict), ("vocab_digest", str), ("summary", dict)):
+                       ("length_counts", dict), ("vocab_digest", str), ("summary", dict),
+                       ("file_sizes", tuple)):
       check_field(values, name, kind, path, remedy, required=name not in ("vocab_digest",
-                                                                          "summary"))
+                                                                          "summary",
+                                                                          "file_sizes"))
     if not all(isinstance(name, str) and name for name in values["files"]):
       raise DamagedFile(path, "field 'files' is not a list of file names", remedy)
+    sizes = values.get("file_sizes", ())
+    if sizes and (len(sizes) != len(values["files"])
+                  or not all(has_type(size, int) and size >= 0 for size in sizes)):
+      raise DamagedFile(path, "field 'file_sizes' is not a size in bytes for each file", remedy)
     if not all(key.isdigit() and has_type(count, int) and count >= 0
                for key, count in values["length_counts"].items()):
       raise DamagedFile(path, "field 'length_counts' is not an object of {length: count} "
@@ -77,6 +86,7 @@ class SplitInfo:
       raise DamagedFile(path, f"has unknown fields {', '.join(unknown)}", remedy)
     values["files"] = tuple(os.path.join(data_dir, name) for name in values["files"])
     values["length_counts"] = {int(k): v for k, v in values["length_counts"].items()}
+    values["file_sizes"] = tuple(sizes)
     return cls(**values)
 
 
@@ -91,7 +101,8 @@ def shard_paths(data_dir, problem, split, num_shards):
 
 def read_split_info(data_dir, problem, split):
   """The split's `SplitInfo`, or None when it is missing or incomplete (shards missing);
-  a `DamagedFile` naming the marker and the field when the marker is damaged."""
+  a `DamagedFile` naming the marker and the field when the marker is damaged, or naming
+  the shard whose size is not the one written."""
   path = marker_path(data_dir, problem, split)
   if not os.path.lexists(path):
     return None
@@ -99,6 +110,12 @@ def read_split_info(data_dir, problem, split):
   info = SplitInfo.from_json(read_text(path, remedy), data_dir, path, remedy)
   if not all(os.path.isfile(name) for name in info.files):
     return None
+  for name, size in zip(info.files, info.file_sizes):
+    found = os.path.getsize(name)
+    if found != size:  # damaged_records' words: the same damage, found sooner.
+      raise DamagedFile(name, f"damaged record file ({found:,} bytes where t2t-datagen wrote "
+                        f"{size:,}: cut short or changed since)", f"regenerate the data with "
+                        f"t2t-datagen --problem={problem} --data_dir={data_dir}")
   return info
 
 

@@ -6,7 +6,7 @@
     linearize(tree, tag_leaves=True)[1]              # ["(S", "(NP", "NNP", ...]: tags, not XX
     linearize(tree, word_leaves=True)[1]             # ["(S", "(NP", "Pierre", ...]: the words
     back = delinearize(words, tokens)                # the same brackets, every POS tag `XX`
-    is_well_formed(words, tokens)                    # True: delinearize had nothing to repair
+    malformations(words, tokens)                     # (): delinearize had nothing to repair
     back.to_string()                                 # "(S (NP (XX Pierre) ...) ...)", EVALB's input
     delinearize(words, tokens, tags=tree.tags())     # with the gold tags, to score against gold
 
@@ -220,13 +220,6 @@ def linearize(tree, tag_leaves=False, word_leaves=False):
   return words, tokens
 
 
-def is_well_formed(words, tokens):
-  """Whether `tokens` are a tree over `words` as they stand: `delinearize` repairs nothing
-  (balanced brackets, each closer naming what it closes, one root constituent, one leaf
-  token per word, no empty constituent)."""
-  return linearize(delinearize(words, tokens), tag_leaves=True)[1] == list(tokens)
-
-
 # What `malformations` finds, in the order it reports them.
 FEWER_LEAVES = "fewer leaves than words"
 MORE_LEAVES = "more leaves than words"
@@ -243,7 +236,7 @@ MALFORMATIONS = (FEWER_LEAVES, MORE_LEAVES, LEFT_OPEN, CLOSES_NOTHING, CLOSER_MI
 def malformations(words, tokens, word_leaves=False):
   """What `delinearize` has to repair in `tokens` over `words` (leaves as `is_leaf` says):
   a tuple of MALFORMATIONS, in that order, each at most once. For one word or more and
-  tag leaves, () exactly when `is_well_formed(words, tokens)`."""
+  tag leaves, () exactly when `delinearize` gives back `tokens` as they stand."""
   found = set()
   leaves = 0
   stack = []      # Open constituents: [label, whether it holds anything yet].

@@ -23,6 +23,7 @@ import dataclasses
 import keras
 from keras import ops
 
+from t2t_lite.built_in import model
 from t2t_lite.constants import PER_EXAMPLE
 from t2t_lite.errors import UserError
 from t2t_lite.models.hyperparameters import HParams
@@ -34,6 +35,7 @@ from t2t_lite.layers.embedding import PositionalEncoding, TokenEmbedding
 from t2t_lite.layers.encoder import Encoder
 
 
+@model
 class Transformer(BuiltByFirstCall, keras.Model):
   """Encoder-decoder Transformer built from `HParams` and vocabulary sizes."""
 
