@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import socket
+import threading
 import time
 
 import pytest
@@ -148,6 +149,33 @@ def test_connections_this_process_cannot_open_are_one_line_leaving_nothing_open(
                      "its cluster have started (Too many open files): raise this process's "
                      "open-file limit (ulimit -n); see docs/clusters.md")
   assert len(sockets.made) == 2 and sockets.all_closed()
+
+
+def test_a_resolver_that_hangs_holds_up_neither_the_deadline_nor_the_other_tasks(monkeypatch):
+  """The name of worker 2 never resolves (its lookup hangs): worker 1's answer is still seen,
+  and the timeout ends the wait on time, naming worker 2 alone."""
+  released = threading.Event()
+  looked_up = socket.getaddrinfo
+
+  def hanging_for_slow(host, *args, **kwargs):
+    if host == "slow":
+      released.wait(60)
+      raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+    return looked_up(host, *args, **kwargs)
+
+  monkeypatch.setattr(socket, "getaddrinfo", hanging_for_slow)
+  try:
+    with listening_socket() as peer:
+      up, down = f"127.0.0.1:{peer.getsockname()[1]}", f"slow:{free_port()}"
+      cluster = worker([f"127.0.0.1:{free_port()}", up, down], 0)
+      started = time.monotonic()
+      message = one_line_error(lambda: wait_for_the_cluster(cluster, timeout_seconds=2))
+      waited = time.monotonic() - started
+  finally:
+    released.set()
+  assert message.startswith(f"the cluster did not form within --cluster_timeout_seconds=2: no "
+                            f"answer from worker 2 ({down}); ")
+  assert waited < 2 + 3 * 0.5 + AT_ONCE_SECONDS / 4  # Three half-second steps a round at most.
 
 
 def test_a_long_list_of_missing_tasks_is_cut_short():

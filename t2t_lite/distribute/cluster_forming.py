@@ -25,6 +25,7 @@ import time
 from absl import logging
 
 from t2t_lite.distribute.cluster_addresses import GUIDE, TRAINING_JOBS, split_address, task_name
+from t2t_lite.distribute.host_lookups import HostLookups
 from t2t_lite.errors import UserError
 
 CLUSTER_TIMEOUT_SECONDS = 600  # --cluster_timeout_seconds's default.
@@ -41,9 +42,11 @@ def wait_for_the_cluster(cluster, timeout_seconds=CLUSTER_TIMEOUT_SECONDS):
              for index, address in enumerate(cluster.jobs.get(job, ()))
              if (job, index) != (cluster.task_type, cluster.task_id)}
   logged = None
+  lookups = HostLookups()  # Off this thread: a hung resolver holds up no signal, no deadline.
   with _Listening(cluster) as listening:
     while True:
-      answered = _answering(set(missing.values()), PROBE_SECONDS)
+      found = lookups.resolved(sorted(set(missing.values())), PROBE_SECONDS)
+      answered = _answering(found, PROBE_SECONDS)
       listening.close_what_came()
       missing = {name: address for name, address in missing.items()
                  if address not in answered}
@@ -139,12 +142,12 @@ def _listening(family, where):
   return listener
 
 
-def _answering(addresses, seconds):
-  """The `addresses` (host:port) that accept a TCP connection within `seconds`, tried at once,
-  each at every address its host resolves to; UserError when this process cannot open the
-  connections."""
+def _answering(found, seconds):
+  """The addresses (host:port) of `found` ({address: what its host resolves to}) that accept
+  a TCP connection within `seconds`, tried at once, each at every address its host resolves
+  to; UserError when this process cannot open the connections."""
   try:
-    return _probed(addresses, seconds)
+    return _probed(found, seconds)
   except OSError as error:
     remedy = ("raise this process's open-file limit (ulimit -n)"
               if error.errno in (errno.EMFILE, errno.ENFILE) else "check this machine's network")
@@ -153,13 +156,13 @@ def _answering(addresses, seconds):
                     ) from None
 
 
-def _probed(addresses, seconds):
+def _probed(found, seconds):
   """`_answering`, whose OSError is raised with every socket it opened closed."""
   answered, opened = set(), []
   with selectors.DefaultSelector() as selector:
     try:
-      for address in addresses:
-        connections = _connecting(address)
+      for address, targets in found.items():
+        connections = _connecting(targets)
         opened.extend(connections)
         for connecting in connections:
           selector.register(connecting, selectors.EVENT_WRITE, address)
@@ -181,15 +184,10 @@ def _probed(addresses, seconds):
 NO_STACK = (errno.EAFNOSUPPORT, errno.EPROTONOSUPPORT)
 
 
-def _connecting(address):
-  """Non-blocking sockets connecting to each address `address`'s host resolves to (none
-  when it resolves to nothing yet: a pod not yet scheduled, say); an OSError when a socket
-  cannot be made, with none left open."""
-  host, port = split_address(address)
-  try:
-    targets = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
-  except (OSError, UnicodeError):
-    return []
+def _connecting(targets):
+  """Non-blocking sockets connecting to each of `targets` (getaddrinfo's list for a host;
+  none when it resolves to nothing yet: a pod not yet scheduled, say); an OSError when a
+  socket cannot be made, with none left open."""
   sockets = []
   try:
     for family, kind, protocol, _, target in targets:
