@@ -91,7 +91,7 @@ def seconds_of(run, repeats=1):
 def in_sorted_batches(decode, lengths, sentences, batch_size=BATCH_SIZE):
   """`decode` over `sentences` in batches of `batch_size` sorted by length -> outputs, in
   order."""
-  from t2t_lite.decoding.translate import batches_by_length
+  from t2t_lite.decoding.sentence_batches import batches_by_length
   outputs = [None] * len(sentences)
   for batch in batches_by_length(lengths, batch_size):
     for index, output in zip(batch, decode([sentences[i] for i in batch])):

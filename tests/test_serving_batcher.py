@@ -3,6 +3,8 @@ batches: gathering, sorting by length, each request's order, the bounded queue, 
 batch, a caller that left."""
 
 import asyncio
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -203,3 +205,12 @@ def test_sentences_whose_lengths_are_computed_hold_their_room_in_the_queue():
       pass
     assert await submit(batcher, "a", "b", "c", "d") == ["A", "B", "C", "D"]
   run(test, max_batch_size=2, max_enqueued_batches=2, batch_timeout_micros=0)
+
+
+def test_the_batcher_imports_no_tensorflow():
+  """t2t-serve's batching is plain Python: a process importing it imports no TensorFlow."""
+  result = subprocess.run(
+      [sys.executable, "-c", "import sys, t2t_lite.serving.request_batching\n"
+       "print(sorted({'tensorflow', 'keras'} & set(sys.modules)))"],
+      capture_output=True, text=True, timeout=120)
+  assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr[-2000:]

@@ -20,6 +20,7 @@ Rules that restrict a step's choices (parsing):
 Around them, for t2t-decoder:
   decode_hparams.py  the settings: the problem's defaults, then --decode_hparams.
   translate.py       text in, text out with a trained run's model.
+  sentence_batches.py  sentences in batches of similar lengths (t2t-serve's batches too).
   right_to_left.py   runs that read and write targets last token first: no rules for them.
   rerank.py          a beam reranked by runs of both directions.
   scoring.py         --score_file: the score of given (input, target) pairs.

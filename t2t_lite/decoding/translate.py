@@ -43,18 +43,11 @@ from t2t_lite.decoding.model_decoding import decode_ids, input_widths, n_best
 from t2t_lite.decoding.rerank import Reranker
 from t2t_lite.decoding.right_to_left import check_rules
 from t2t_lite.decoding.scoring import padded
+from t2t_lite.decoding.sentence_batches import batches_by_length
 from t2t_lite.decoding.token_counts import rule_tables
 from t2t_lite.errors import UserError
 from t2t_lite.progress_line import ProgressLine
 from t2t_lite.distribute.strategy import uses_gpu
-
-
-def batches_by_length(lengths, batch_size):
-  """Each sentence's length -> batches of at most `batch_size` sentence indices, shortest
-  sentences first (a stable sort: equal lengths keep their order), as t2t-decoder decodes
-  them: each batch pads to its longest sentence, so similar lengths waste little."""
-  order = sorted(range(len(lengths)), key=lengths.__getitem__)
-  return [order[k:k + batch_size] for k in range(0, len(order), batch_size)]
 
 
 class Translation(typing.NamedTuple):

@@ -54,7 +54,7 @@ import time
 from t2t_lite.cli.command_line import declared
 from t2t_lite.cli.flag_bounds import check_bounds
 from t2t_lite.cores import usable_cores
-from t2t_lite.decoding.translate import batches_by_length
+from t2t_lite.decoding.sentence_batches import batches_by_length
 from t2t_lite.serving.serve_settings import SERVE
 
 
