@@ -1,6 +1,6 @@
 """Marks on the built-in problems, hparams sets and models. Their registries find them in the
-modules of problems/, hparams/ and t2t_lite/models/ on their first lookup (`t2t_lite.registry`
-imports every module there), so a new built-in is one new file:
+modules of problems/ and hparams/ and in t2t_lite/models/transformer.py on their first lookup
+(`t2t_lite.registry` imports every module there), so a new built-in is one new file:
 
     @problem(aliases=("translate_ende",))
     class TranslateEndeWmt32k(Wmt14Translation): ...
@@ -8,8 +8,9 @@ imports every module there), so a new built-in is one new file:
     @hparams_set
     def transformer_base(): ...
 
-A mark, not a registration: the modules a registry imports never import the registry back
-(a user's --t2t_usr_dir registers with `@PROBLEMS.register`, as in tensor2tensor).
+A mark, not a registration: the modules a registry imports never import the registry back.
+A user's --t2t_usr_dir may mark its own too, or register with `@PROBLEMS.register` (as in
+tensor2tensor).
 """
 
 MARK = "_t2t_lite_built_in"  # On the marked object itself: (kind, aliases).
