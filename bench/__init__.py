@@ -6,6 +6,7 @@
   decoding_speed.py        sentences/s and tokens/s of greedy and beam decoding of newstest2014
   ctranslate2_decoding.py  t2t-decoder, the SavedModel and CTranslate2 decoding a trained run
   serving.py               t2t-serve under load against t2t-decoder's offline batches
+  stalled_connections.py   t2t-serve against 20,000 stalled connections (a record; not in make bench)
   scaling.py               time per decoded token vs output length; step time vs sequence length
   memory.py                peak resident memory of a training step and of decoding
   datagen.py               t2t-datagen on a million pairs: pairs/s and peak memory, one core vs all

@@ -5,8 +5,9 @@ docs/headline_results.json and the notebook's own headings, and what the README,
 started page and the Makefile say of `make demo` (its minutes and BLEU) from its record,
 docs/figures/demo_ding.json (written by docs/demo_record.py), what they say of `make test`
 and `make test-fast` from the tiers' records (docs/figures/test_tier_*.json, written by
-tests/tier_record.py), and the README's own-data table
-from docs/own_data_table.json and the records it names. The Multi30k reproduce scripts
+tests/tier_record.py), the serving page's stalled-connections line from
+docs/figures/serve_stalled_20000.json (written by bench/stalled_connections.py), and the
+README's own-data table from docs/own_data_table.json and the records it names. The Multi30k reproduce scripts
 write the figure their rule chose as data (OUT/figure.json, by docs/chosen_figure.py); an
 entry's test, val and rule copy it.
 
@@ -51,6 +52,8 @@ OWN_DATA_START = ("<!-- own-data table: docs/reference_pages.py writes it from "
                   "docs/own_data_table.json and the records it names -->")
 OWN_DATA_END = "<!-- end of the own-data table -->"
 GETTING_STARTED = os.path.join(DOCS, "getting-started.md")
+SERVING = os.path.join(DOCS, "serving.md")
+STALLED_RECORD = os.path.join(DOCS, "figures", "serve_stalled_20000.json")
 MAKEFILE = os.path.join(os.path.dirname(DOCS), "Makefile")
 
 
@@ -252,6 +255,29 @@ def tier_lines():
            f"minutes), {full['date']}.")]}
 
 
+def serving_lines():
+  """{path: [(the start of a line, the whole line written anew)]}: what the serving page
+  measured of stalled connections, from bench/stalled_connections.py's record."""
+  with open(STALLED_RECORD, encoding="utf-8") as f:
+    record = json.load(f)
+  metrics = record["server_connection_metrics"]
+  during, before = record["request_seconds_during"], record["request_seconds_before"]
+  return {SERVING: [(
+      "Measured with `python -m bench.stalled_connections",
+      f"Measured with `python -m bench.stalled_connections --connections="
+      f"{record['connections']}` ([its record](figures/{os.path.basename(STALLED_RECORD)}), "
+      f"{record['date']}, {record['cpu']}, load {record['load_average']:.1f}): "
+      f"{record['held_by_clients']:,} clients that connect and send nothing, a request line "
+      f"or half a body, opened in {record['opening_seconds']:.0f} s; t2t-serve kept "
+      f"{metrics['t2t_serve_connections_open']:,.0f} open and closed "
+      f"{metrics['t2t_serve_connections_dropped_total']:,.0f}, a normal request took "
+      f"{during['median']:.2f} s (median of five; {before['median']:.2f} s before they "
+      f"came), the log took {record['server_log_lines_while_stalled']} lines, the server "
+      f"{record['server_peak_resident_mib']:,} MiB at most, and SIGTERM ended it in "
+      f"{record['sigterm_seconds']:.0f} s (the stalled uploads wait out --drain_seconds), "
+      f"exit status {record['sigterm_exit_status']}.")]}
+
+
 def with_line(text, start, line):
   """`text` with its one line that begins with `start` written anew as `line`."""
   lines = text.split("\n")
@@ -279,7 +305,7 @@ def generated_files():
   with open(NOTEBOOK, encoding="utf-8") as f:
     notebook = f.read()
   files[NOTEBOOK] = with_block(notebook, HEAD_START, HEAD_END, notebook_head(notebook))
-  for generated_lines in (demo_lines(), tier_lines()):
+  for generated_lines in (demo_lines(), tier_lines(), serving_lines()):
     for path, lines in generated_lines.items():
       if path not in files:
         with open(path, encoding="utf-8") as f:

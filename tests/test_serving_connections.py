@@ -126,7 +126,9 @@ def test_idle_and_trickling_connections_are_closed():
     assert server.predict(["a sentence"])[0] == 200
 
 
-def test_stalled_connections_beyond_the_cap_do_not_shut_normal_requests_out():
+def test_stalled_connections_beyond_the_cap_do_not_shut_normal_requests_out(caplog):
+  """Nor log a traceback: a connection closed for room while its body was being read is no
+  server error."""
   limits = ConnectionLimits(max_connections=20)
   stalls = [b"", PREDICT, PREDICT + b"Content-Length: 1000\r\n\r\n" + BODY[:10]]
   with ServerThread(Echo(), connection_limits=limits) as server:
@@ -144,6 +146,8 @@ def test_stalled_connections_beyond_the_cap_do_not_shut_normal_requests_out():
       for sock in stalled:
         sock.close()
     assert server.metrics()["t2t_serve_connections_dropped_total"] >= 281
+  assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR
+          ] == []
 
 
 def test_at_the_cap_with_every_connection_being_answered_a_new_one_is_closed_at_once():

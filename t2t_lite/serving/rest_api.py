@@ -219,6 +219,10 @@ async def _body(request, state):
                    close=True) from None
   except ConnectionError:
     raise ClientGone() from None
+  except RuntimeError:  # aiohttp's "Connection closed.": closed for room, or the client left.
+    if request.transport is not None and not request.transport.is_closing():
+      raise
+    raise ClientGone() from None
   except web.RequestPayloadError as error:
     reason = " ".join(str(error).split())
     raise ApiError(400, f"the body is not valid HTTP ({reason}); send a body of the "
