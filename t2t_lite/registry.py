@@ -55,7 +55,8 @@ class Registry:
         for target, aliases in marked_in(importlib.import_module(name), self.kind):
           self._add(target, default_name(target), aliases)
       for key, (target, aliases) in _installed(self.group).items():
-        self._add(target, key, aliases)
+        if self._entries.get(key) is not target:  # Else a built-in's (an older install's).
+          self._add(target, key, aliases)
     except BaseException:
       self._loaded = False
       raise

@@ -128,3 +128,17 @@ def test_an_installed_entry_point_that_fails_to_load_is_one_line(monkeypatch):
                                       "t2t_lite.no_such_module:thing failed to load: "
                                       "ModuleNotFoundError"):
     Registry("hparams set", group=group).names()
+
+
+def test_an_older_installs_entry_point_for_a_built_in_is_the_built_in(monkeypatch):
+  """An install made before the built-ins were marked still lists them as entry points:
+  the same objects, not a second registration."""
+  from importlib import metadata
+  group = "t2t_lite.tests_older_install"
+  points = [metadata.EntryPoint(name, f"t2t_lite.hparams_sets.transformer:{target}", group)
+            for name, target in (("transformer_base", "transformer_base"),
+                                 ("transformer_tiny", "transformer_tiny"))]
+  monkeypatch.setattr(metadata, "entry_points",
+                      lambda group=None: [p for p in points if p.group == group])
+  registry = Registry("hparams set", group=group, package="t2t_lite.hparams_sets")
+  assert "transformer_base" in registry.names() and "transformer_tiny" in registry.names()
