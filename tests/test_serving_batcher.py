@@ -207,6 +207,7 @@ def test_sentences_whose_lengths_are_computed_hold_their_room_in_the_queue():
   run(test, max_batch_size=2, max_enqueued_batches=2, batch_timeout_micros=0)
 
 
+@pytest.mark.slow
 def test_the_batcher_imports_no_tensorflow():
   """t2t-serve's batching is plain Python: a process importing it imports no TensorFlow."""
   result = subprocess.run(
