@@ -88,18 +88,18 @@ def test_bad_numbers_are_one_line(flags, words):
 
 def test_best_json_is_read_also_after_a_kill_in_the_middle_of_its_swap(tmp_path):
   from t2t_lite.training.best_checkpoint import read_record
-  assert read_record(str(tmp_path)) is None
+  assert read_record(str(tmp_path / "best")) is None
   for name, step in (("best.old", 10), ("best.incomplete", 20)):  # No best/ between renames.
     (tmp_path / name).mkdir()
     (tmp_path / name / "best.json").write_text(json.dumps({"step": step}), encoding="utf-8")
-  assert read_record(str(tmp_path)) == {"step": 20}  # The new one, which the swap completes.
+  assert read_record(str(tmp_path / "best")) == {"step": 20}  # The new one, which the swap completes.
 
 
 def test_a_best_directory_of_other_files_is_one_line(tmp_path):
   from t2t_lite.training.best_checkpoint import read_record
   (tmp_path / "best").mkdir()
   (tmp_path / "best" / "notes.txt").write_text("mine", encoding="utf-8")
-  assert "holds no best.json" in one_line_error(lambda: read_record(str(tmp_path)))
+  assert "holds no best.json" in one_line_error(lambda: read_record(str(tmp_path / "best")))
 
 
 def trainer(data_dir, output_dir, *flags):

@@ -116,7 +116,7 @@ def run_file_cases(run):
       "checkpoint": lambda: checkpoint_paths(run),
       "vocab.translate_from_files.model": lambda: Run.read(run),
       "hparams_history.json": lambda: description._read_history(run),
-      "best/best.json": lambda: read_record(run),
+      "best/best.json": lambda: read_record(best),
   }
 
 

@@ -190,14 +190,14 @@ def test_only_the_chief_of_several_workers_holds_the_run_directory(
   """Other workers write only scratch files there: they take no lock, so none waits on the
   chief's."""
   from t2t_lite.files import writer_lock
-  from t2t_lite.training.output_dir_guard import guarding
+  from t2t_lite.run.ownership import owning
   cluster = {"worker": ["localhost:1", "localhost:2"]}
   if task["type"] == "chief":
     cluster["chief"] = ["localhost:3"]
   monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))
   output_dir = str(tmp_path / "run")
   os.makedirs(output_dir)
-  with guarding(output_dir):
+  with owning(output_dir):
     assert writer_lock.holds(output_dir) == chief
 
 

@@ -2,6 +2,8 @@
 trained model.
 
   run_directory.py  `Run`: a trained run's hparams, problem, vocabularies, model and strategy.
+  ownership.py      a training run's hold on its directory: one writer, no stub after a failed
+                    start (`Run.training` takes it).
   run_layout.py     every name t2t_lite gives a file or folder in a run directory.
   description.py    the files by which a run describes itself: hparams, problem, vocabulary,
                     flags.

@@ -28,7 +28,7 @@ from t2t_lite.files.json_files import DamagedFile, check_field, parse_json, pars
 from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.models.size import check_model_fits
 from t2t_lite.run import digests
-from t2t_lite.run.checkpoints import checkpoint_paths, write_only_checkpoint
+from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.run_layout import HISTORY_FILE, HPARAMS_FILE, RUN_FILE
 
 
@@ -280,10 +280,3 @@ def copy_description(output_dir, new_output_dir):
     tf.io.gfile.copy(os.path.join(output_dir, name), os.path.join(new_output_dir, name),
                      overwrite=True)
 
-
-def save_as_run(model, output_dir, new_output_dir, step):
-  """Makes `new_output_dir` a run directory holding `model`'s weights: output_dir's
-  description (hparams, run.json, vocabulary) and checkpoint ckpt-<step>, listed in its
-  state file, as t2t-decoder and t2t-exporter read it. -> the checkpoint's name."""
-  copy_description(output_dir, new_output_dir)
-  return os.path.basename(write_only_checkpoint(new_output_dir, step, model=model))

@@ -4,14 +4,15 @@
     run.translate(["Resumption of the session"])   # one output line per input line
     run.hparams, run.problem, run.input_vocab, run.target_vocab, run.model, run.strategy
 
-    run = Run.create(output_dir, problem, hparams, data_dir)   # how t2t-trainer starts one
-    model = run.build_model()
+    with Run.training(output_dir, problem, hparams, data_dir) as run:   # t2t-trainer's
+      model = run.build_model()   # ... a start that fails inside the block is undone
 
 What a run directory holds is in `t2t_lite.run.description`; its checkpoints in
 `t2t_lite.run.checkpoints`. The registries load the built-in problems and
 models on first lookup, so `Run.open` works from plain Python.
 """
 
+import contextlib
 import os
 
 from absl import logging
@@ -23,9 +24,11 @@ from t2t_lite.models.building import built_model
 from t2t_lite.registry import MODELS, PROBLEMS
 from t2t_lite.run import description as run_files
 from t2t_lite.run import digests
+from t2t_lite.run.ownership import owning
 from t2t_lite.run.checkpoints import (Checkpoints, UnreadableCheckpoint, checkpoint_exists,
-                                      checkpoint_paths, restore_checkpoint, restore_newest)
-from t2t_lite.run.run_layout import check_run_directory_name
+                                      checkpoint_paths, restore_checkpoint, restore_newest,
+                                      write_only_checkpoint)
+from t2t_lite.run.run_layout import best_dir, check_run_directory_name, worker_scratch
 from t2t_lite.run.translating import Translating
 from t2t_lite.distribute.strategy import is_chief, make_strategy
 
@@ -81,6 +84,16 @@ class Run(Translating):
       run.write_description()
     return run
 
+  @classmethod
+  @contextlib.contextmanager
+  def training(cls, output_dir, problem, hparams, data_dir, **create_args):
+    """The run t2t-trainer trains in the block, created or resumed (`create`, writing its
+    description at its first save), its directory owned by this process throughout
+    (`t2t_lite.run.ownership`): made when missing, held by the writer lock, and put back
+    as it was when the block fails before a checkpoint is saved."""
+    with owning(output_dir):
+      yield cls.create(output_dir, problem, hparams, data_dir, write=False, **create_args)
+
   def write_description(self):
     """The chief writes hparams.json, run.json and the vocabulary copies of a `create`d run
     (those that changed); once only."""
@@ -94,6 +107,23 @@ class Run(Translating):
     restored under its strategy: `t2t_lite.run.checkpoints.Checkpoints`."""
     return Checkpoints(self.strategy, self.output_dir, keep, every_steps, every_seconds,
                        **trackables)
+
+  @property
+  def best_dir(self):
+    """RUN/best: the run's best checkpoint so far (`t2t_lite.training.best_checkpoint`)."""
+    return best_dir(self.output_dir)
+
+  def worker_scratch(self, what=""):
+    """RUN/.worker_<task>[_<what>]: where this worker of several writes a save it must take
+    part in (only the chief's is kept)."""
+    return worker_scratch(self.output_dir, self.strategy.cluster_resolver.task_id, what)
+
+  def save_copy(self, directory, step):
+    """Makes `directory` a run directory of its own holding the model's weights as
+    checkpoint `step`, with this run's description (hparams, run.json, vocabularies), as
+    t2t-decoder and t2t-exporter read it -> the checkpoint's name."""
+    run_files.copy_description(self.output_dir, directory)
+    return os.path.basename(write_only_checkpoint(directory, step, model=self.model))
 
   def summary_writer(self, split):
     """TensorBoard's writer of the run's summaries of `split` (the layout's TRAIN_SUMMARIES

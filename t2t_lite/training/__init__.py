@@ -11,7 +11,6 @@ The loop and its step:
   train_input.py       one process's training input, its position kept in every checkpoint.
   precision.py         mixed precision: Keras's global dtype policy, float16's loss scaling.
   warm_start.py        --warm_start_from=RUN: a new run starts from another run's weights.
-  output_dir_guard.py  the hold on --output_dir: one writer, no stub after a failed start.
   stop_requests.py     stopping early: a signal (SIGTERM, Ctrl-C) or --train_minutes.
   trained_time.py      the seconds a run has trained (--train_minutes' total), in checkpoints.
   lost_worker.py       the one line that ends a worker when another worker is lost.

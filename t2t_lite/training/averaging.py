@@ -17,7 +17,6 @@ from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import replacing_directory, write_text_atomic
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints
-from t2t_lite.run.description import save_as_run
 from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import AVERAGE_MARKER, check_run_directory_name, checkpoint_step
 from t2t_lite.training.average_settings import AVERAGING, DEFAULT_DEV_SENTENCES
@@ -66,7 +65,7 @@ def average_checkpoints(model_dir, output_dir, choice, dev_sentences=DEFAULT_DEV
       check = compare_on_dev(run, paths[-1], dev_sentences)
       print(check.line(len(paths), shown), flush=True)
     held = paths if check is None or check.average_kept else paths[-1:]
-    name = save_as_run(run.model, model_dir, staging, checkpoint_step(paths[-1]))
+    name = run.save_copy(staging, checkpoint_step(paths[-1]))
     marker.update(averaged=_names(paths), holds=_names(held),
                   dev_check=check and check.record())
     write_text_atomic(os.path.join(staging, AVERAGE_MARKER), json.dumps(marker, indent=2))

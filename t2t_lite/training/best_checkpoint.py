@@ -20,20 +20,19 @@ from t2t_lite.files.atomic_files import OLD_SUFFIX, TEMP_SUFFIX, replacing_direc
 from t2t_lite.files.json_files import read_object
 from t2t_lite.files.writer_lock import LOCK_NAME
 from t2t_lite.run.checkpoints import write_only_checkpoint
-from t2t_lite.run.description import save_as_run
-from t2t_lite.run.run_layout import BEST_DIR, BEST_RECORD, best_dir, worker_scratch
+from t2t_lite.run.run_layout import BEST_DIR, BEST_RECORD
 from t2t_lite.distribute.strategy import is_chief
 
 
-def read_record(output_dir):
-  """The record in RUN/best/best.json ({"metric", "minimize", "value", "step", ...}), or
-  None when the run has no best/ yet; UserError when RUN/best holds something else.
+def read_record(path):
+  """The record in best.json of a run's best/ at `path` (`Run.best_dir`): {"metric",
+  "minimize", "value", "step", ...}, or None when the run has no best/ yet; UserError when
+  `path` holds something else.
 
   A process killed between replacing_directory's two renames leaves no best/ but
   best.old and the complete new one, best.incomplete: the record is the new one's
   (the next write completes that swap before it replaces the result).
   """
-  path = best_dir(output_dir)
   staging, old = path + TEMP_SUFFIX, path + OLD_SUFFIX
   if not os.path.isfile(os.path.join(path, BEST_RECORD)) and os.path.isdir(old):
     path = staging if os.path.isdir(staging) else old
@@ -47,17 +46,18 @@ def read_record(output_dir):
   return None
 
 
-def keep(model, strategy, output_dir, record):
-  """Writes `model`'s weights as RUN/best, replacing the earlier best, with `record` (a
-  dict with "step") as best.json. Under MultiWorkerMirroredStrategy every worker calls
-  this (a save takes part in collective ops); only the chief's copy is kept."""
+def keep(run, record):
+  """Writes the weights of `run`'s model (a `t2t_lite.run.Run` in training) as its best/,
+  replacing the earlier best, with `record` (a dict with "step") as best.json. Under
+  MultiWorkerMirroredStrategy every worker calls this (a save takes part in collective
+  ops); only the chief's copy is kept."""
   step = record["step"]
-  if is_chief(strategy):
-    path = best_dir(output_dir)
+  if is_chief(run.strategy):
+    path = run.best_dir
     with replacing_directory(path, BEST_RECORD, json.dumps(record, indent=2, sort_keys=True),
                              path) as staging:
-      save_as_run(model, output_dir, staging, step)
+      run.save_copy(staging, step)
   else:
-    scratch = worker_scratch(output_dir, strategy.cluster_resolver.task_id, BEST_DIR)
-    write_only_checkpoint(scratch, step, model=model)
+    scratch = run.worker_scratch(BEST_DIR)
+    write_only_checkpoint(scratch, step, model=run.model)
     tf.io.gfile.rmtree(scratch)

@@ -71,6 +71,7 @@ class Curves:
 
   def __init__(self, output_dir):
     self.output_dir = output_dir
+    self.path = os.path.join(output_dir, CURVES_FILE)  # The picture `draw` writes.
     self.series = {split: {tag: dict(zip(steps, values)) for tag, (steps, values) in
                            read_scalars(os.path.join(output_dir, split)).items()}
                    for split in (TRAIN_SUMMARIES, EVAL_SUMMARIES)}
@@ -88,10 +89,9 @@ class Curves:
     if not train and not dev:
       return None
     figure = _figure(train, dev, title or _run_title(self.output_dir))
-    path = os.path.join(self.output_dir, CURVES_FILE)
-    with atomic_write_path(path) as partial:
+    with atomic_write_path(self.path) as partial:
       figure.savefig(partial, format="png", dpi=100)
-    return path
+    return self.path
 
 
 def write_curves(output_dir, title=None):

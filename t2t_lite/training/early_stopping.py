@@ -1,6 +1,6 @@
 """The metric a run watches at its evaluations: best/ by it, and early stopping on it.
 
-    watch = MetricWatch.for_run(config, run, model, dev_decoding, step)  # or None
+    watch = MetricWatch.for_run(config, run, dev_decoding, step)  # or None
     watch.observe(step, evaluation_results, message)   # at each evaluation
     watch.stop_reason                                  # a line once training should stop
 
@@ -26,7 +26,7 @@ from absl import logging
 from t2t_lite.cli import tensor2tensor_names
 from t2t_lite.errors import UserError
 from t2t_lite.files.json_files import check_field
-from t2t_lite.run.run_layout import BEST_DIR, BEST_RECORD, best_dir, checkpoint_name
+from t2t_lite.run.run_layout import BEST_DIR, BEST_RECORD, checkpoint_name
 from t2t_lite.training import best_checkpoint
 
 # The teacher-forced metrics of every evaluation -> whether lower is better.
@@ -98,15 +98,14 @@ class MetricWatch:
   """Follows the chosen metric over a run's evaluations: keeps RUN/best by it and sets
   `stop_reason` (a line) once early stopping ends training."""
 
-  def __init__(self, name, minimize, rule, run, model):
+  def __init__(self, name, minimize, rule, run):
     self.name, self.minimize, self.rule = name, minimize, rule
-    self.run, self.model = run, model  # The `t2t_lite.run.Run` and its model in training.
-    self.output_dir = run.output_dir
+    self.run = run  # The `t2t_lite.run.Run` in training (its model built).
     self.best = None         # best.json's record of the best evaluation so far.
     self.stop_reason = None  # Set at the evaluation that ends training.
 
   @classmethod
-  def for_run(cls, config, run, model, dev_decoding, step):
+  def for_run(cls, config, run, dev_decoding, step):
     """The watch of a train_and_evaluate run now at `step` (resuming: with the best so far
     and the early-stopping reference from RUN/best/best.json); None for other schedules."""
     if config.schedule != "train_and_evaluate":
@@ -118,8 +117,8 @@ class MetricWatch:
     name, minimize = choose_metric(config, decoded)
     rule = Patience(config.eval_early_stopping_steps, config.eval_early_stopping_metric_delta,
                     minimize)
-    watch = cls(name, minimize, rule, run, model)
-    watch._resume(best_checkpoint.read_record(run.output_dir))
+    watch = cls(name, minimize, rule, run)
+    watch._resume(best_checkpoint.read_record(run.best_dir))
     if step % config.local_eval_frequency == 0:  # The evaluation at `step` took place.
       watch.stop_reason = rule.stop_reason(step, watch.name)
     return watch
@@ -128,7 +127,7 @@ class MetricWatch:
     """Takes over the best so far from best.json's `record` when it is by this metric."""
     if record is None:
       return
-    path = best_dir(self.output_dir)
+    path = self.run.best_dir
     remedy = f"remove {path} (the next evaluation writes it anew)"
     where = f"{path}/{BEST_RECORD}"
     metric = check_field(record, "metric", str, where, remedy)
@@ -165,11 +164,11 @@ class MetricWatch:
                    "step": step, "checkpoint": checkpoint_name(step), "evaluation": description,
                    "reference_step": reference_step, "reference_value": reference_value}
       self.run.write_description()  # best/ copies it (a new run writes it at its first save).
-      best_checkpoint.keep(self.model, self.run.strategy, self.output_dir, self.best)
+      best_checkpoint.keep(self.run, self.best)
       was = "" if previous is None else (
           f" (before: {previous['value']:.4g} at step {previous['step']})")
       message(f"best checkpoint: step {step}, {self.name} {value:.4g}{was}, in "
-              f"{best_dir(self.output_dir)}")
+              f"{self.run.best_dir}")
     self.stop_reason = self.rule.stop_reason(step, self.name)
 
   def _value(self, results):

@@ -11,7 +11,6 @@ tokens ~ 25,000 tokens per step).
 """
 
 import functools
-import os
 import time
 
 from absl import logging
@@ -23,8 +22,7 @@ from t2t_lite.errors import UserError
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.output_paths import check_output_directory
-from t2t_lite.run.run_layout import (CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES,
-                                     check_run_directory_name)
+from t2t_lite.run.run_layout import EVAL_SUMMARIES, TRAIN_SUMMARIES, check_run_directory_name
 from t2t_lite.distribute.strategy import (device_names, is_chief, is_multi_worker, make_strategy,
                                           uses_gpu)
 from t2t_lite.training import cost
@@ -36,7 +34,6 @@ from t2t_lite.training.eval_timer import EvalTimer
 from t2t_lite.training.evaluation import Evaluator, perplexity
 from t2t_lite.training.lost_worker import PEER_ERRORS, lost_worker_error
 from t2t_lite.training.optimization import build_optimizer, learning_rate_schedule
-from t2t_lite.training.output_dir_guard import guarding
 from t2t_lite.training.precision import dtype_policy, skipped_updates_line
 from t2t_lite.training.progress import StepProgress
 from t2t_lite.training.stop_requests import (EvaluationInterrupted, StopRequested, TimeLimit,
@@ -54,21 +51,23 @@ def train(problem, hparams, config, data_dir):
   With config.mixed_precision set, Keras's global dtype policy is "mixed_<that>" while it
   runs; afterwards it is what it was before (models built later are unaffected).
   The run directory has one writer, and a start that fails leaves it as it was
-  (`output_dir_guard`). A run stopped by SIGTERM/SIGINT saves, then raises
+  (`Run.training`). A run stopped by SIGTERM/SIGINT saves, then raises
   `stop_requests.StoppedBySignal`.
   """
   _check_output_dir(config)
   if config.random_seed is not None:
     keras.utils.set_random_seed(config.random_seed)
-  with guarding(config.output_dir), stopped_before_the_loop(), \
-      dtype_policy(config.mixed_precision):
-    return _train_under_dtype_policy(problem, hparams, config, data_dir)
+  with stopped_before_the_loop(), dtype_policy(config.mixed_precision):
+    strategy = make_strategy(config.worker_gpu, config.locally_shard_to_cpu,
+                             cluster_timeout_seconds=config.cluster_timeout_seconds)
+    with Run.training(config.output_dir, problem, hparams, data_dir, model=config.model,
+                      flags=config.flags, strategy=strategy) as run:
+      return _train_run(run, config, data_dir)
 
 
-def _train_under_dtype_policy(problem, hparams, config, data_dir):
-  """`train` under its dtype policy."""
-  strategy = make_strategy(config.worker_gpu, config.locally_shard_to_cpu,
-                           cluster_timeout_seconds=config.cluster_timeout_seconds)
+def _train_run(run, config, data_dir):
+  """`train` in its run, under its dtype policy."""
+  strategy, problem, hparams = run.strategy, run.problem, run.hparams
   # Each worker's clock would stop it alone. Before the handshake, which would name instead
   # the warmups that transformer_auto chose for each machine's speed under them.
   if is_multi_worker(strategy) and config.train_minutes:
@@ -80,8 +79,6 @@ def _train_under_dtype_policy(problem, hparams, config, data_dir):
                "tokens per step", replicas, "on" if jit_compile else "off", hparams.batch_size,
                hparams.batch_size * replicas * config.gradient_accumulation_steps)
 
-  run = Run.create(config.output_dir, problem, hparams, data_dir, model=config.model,
-                   flags=config.flags, strategy=strategy, write=False)
   check_workers_agree(run, config, data_dir)  # Several workers: the same run, or one line.
   model = run.build_model()
   with strategy.scope():
@@ -115,7 +112,7 @@ def _train_under_dtype_policy(problem, hparams, config, data_dir):
 
   if config.eval_decode_sentences and config.schedule != "train":
     evaluator.dev_decoding = _dev_decoding(run, data_dir, config)
-  watch = MetricWatch.for_run(config, run, model, evaluator.dev_decoding,
+  watch = MetricWatch.for_run(config, run, evaluator.dev_decoding,
                               current_step(optimizer))  # best/ and early stopping.
   if watch and watch.stop_reason:
     print(f"{watch.stop_reason}; nothing to do (a larger --eval_early_stopping_steps trains "
@@ -389,8 +386,7 @@ class _Loop:
     try:
       self.curves.draw()
     except Exception as error:  # Any drawing or file error: training goes on.
-      logging.warning("could not draw %s: %s: %s",
-                      os.path.join(self.run.output_dir, CURVES_FILE),
-                      type(error).__name__, error)
+      logging.warning("could not draw %s: %s: %s", self.curves.path, type(error).__name__,
+                      error)
 
 

@@ -1,7 +1,7 @@
-"""The trainer's hold on its --output_dir: one writer at a time, and no stub left by a
-start that failed.
+"""A training run's hold on its directory: one writer at a time, and no stub left by a
+start that failed. `Run.training` takes it; nothing else needs to.
 
-    with guarding(output_dir):
+    with owning(output_dir):
       ...  # create or resume the run, train
 
 The chief holds the directory's writer lock (`t2t_lite.files.writer_lock`) throughout;
@@ -32,7 +32,7 @@ RESTORED_FILES = (run_layout.HPARAMS_FILE, run_layout.RUN_FILE, run_layout.HISTO
 
 
 @contextlib.contextmanager
-def guarding(output_dir):
+def owning(output_dir):
   """The module doc's hold on `output_dir` inside the block."""
   if not is_chief_process():
     yield
