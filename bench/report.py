@@ -7,6 +7,8 @@ import json
 import os
 import platform
 
+from t2t_lite.training.cost import cpu_model
+
 
 @dataclasses.dataclass
 class Table:
@@ -78,13 +80,7 @@ KERNEL_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl",
 
 def machine_description():
   """Lines describing the CPU, memory and library versions of this run."""
-  model = platform.processor() or "unknown CPU"
-  try:
-    with open("/proc/cpuinfo", encoding="utf-8") as f:
-      names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
-    model = names[0] if names else model
-  except OSError:
-    pass
+  model = cpu_model()
   memory = ""
   if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
     memory = f", {os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2 ** 30:.0f} GiB RAM"

@@ -29,6 +29,7 @@ import time
 import urllib.request
 
 from bench.serving import Server
+from t2t_lite.training.cost import cpu_model
 
 STALLS = (b"",
           b"POST /v1/models/default:predict HTTP/1.1\r\nHost: x\r\n",
@@ -139,7 +140,7 @@ def measure(connections, log=None):
       "server_log_lines_while_stalled": len(lines) - logged_before,
       "server_log_lines_most_frequent": _most_frequent(lines[logged_before:]),
       "sigterm_seconds": round(stop_seconds, 1), "sigterm_exit_status": exit_status,
-      "load_average": os.getloadavg()[0], "cpu": _cpu_name(),
+      "load_average": os.getloadavg()[0], "cpu": f"{cpu_model()}, {os.cpu_count()} cores",
   }
 
 
@@ -147,12 +148,6 @@ def _most_frequent(lines, kept=3):
   """The `kept` most frequent lines, numbers replaced by N, with their counts."""
   counts = collections.Counter(re.sub(r"\d+", "N", line.strip()) for line in lines)
   return dict(counts.most_common(kept))
-
-
-def _cpu_name():
-  with open("/proc/cpuinfo", encoding="utf-8") as f:
-    found = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
-  return f"{found.group(1) if found else 'unknown'}, {os.cpu_count()} cores"
 
 
 def main():
