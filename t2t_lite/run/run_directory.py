@@ -24,10 +24,10 @@ from t2t_lite.models.building import built_model
 from t2t_lite.registry import MODELS, PROBLEMS
 from t2t_lite.run import description as run_files
 from t2t_lite.run import digests
-from t2t_lite.run.ownership import owning
 from t2t_lite.run.checkpoints import (Checkpoints, UnreadableCheckpoint, checkpoint_exists,
                                       checkpoint_paths, restore_checkpoint, restore_newest,
                                       write_only_checkpoint)
+from t2t_lite.run.ownership import owning
 from t2t_lite.run.run_layout import best_dir, check_run_directory_name, worker_scratch
 from t2t_lite.run.translating import Translating
 from t2t_lite.distribute.strategy import is_chief, make_strategy
