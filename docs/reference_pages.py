@@ -188,7 +188,8 @@ def cpu_name(machine):
 
 def own_data_table():
   """The README's table of what to expect from the own-data walkthrough: each row's test
-  figure and pairs read from the run's record (docs/figures/own_data_*.json)."""
+  figure (the mean of its seeds, docs/own_data_seeds.py) and pairs read from the run's
+  record (docs/figures/own_data_*.json)."""
   with open(OWN_DATA_TABLE, encoding="utf-8") as f:
     rows = json.load(f)
   lines = ["| corpus | pairs | minutes | machine | this walkthrough | before `transformer_auto` "
@@ -197,8 +198,10 @@ def own_data_table():
     with open(os.path.join(DOCS, row["record"]), encoding="utf-8") as f:
       record = json.load(f)
     pairs = re.search(r"([\d,]+) training pairs", record["auto_choice"][0]).group(1)
+    seeds = len(record["seeds"])
+    figure = f"{record['figure']:.2f}" + (f" (mean of {seeds} seeds)" if seeds > 1 else "")
     lines.append(f"| {row['corpus']} | {pairs} | {row['minutes']} | "
-                 f"{cpu_name(record['machine'])} | {record['figure']:.2f} | {row['before']} | "
+                 f"{cpu_name(record['machine'])} | {figure} | {row['before']} | "
                  f"[{record['date']}](docs/{row['record']}) |")
   return "\n".join(lines)
 
