@@ -24,6 +24,8 @@ the `serve` extra (aiohttp): `pip install -e ".[serve]"`.
 """
 
 import dataclasses
+import os
+import sys
 
 from t2t_lite.bin import common
 from t2t_lite.cli.command_line import declared, define_flags, flag_values, reject_positional
@@ -91,7 +93,17 @@ def _from_flags(config_class, args, **given):
                                   if field.name not in given})
 
 
-run = common.entry_point(main)  # The console script.
+def _main_then_exit(argv):
+  """`main`, then the process's end at once: once t2t-serve has drained and said so, the
+  interpreter's teardown of TensorFlow (a second or more) would only push its exit past
+  the --drain_seconds deadline. Nothing is left to save; the output is flushed first."""
+  status = main(argv)
+  sys.stdout.flush()
+  sys.stderr.flush()
+  os._exit(status or 0)
+
+
+run = common.entry_point(_main_then_exit)  # The console script.
 
 
 if __name__ == "__main__":

@@ -51,8 +51,9 @@ SERVE = {
                         "itself). 0: 1024, or the file-descriptor limit less 128 where that "
                         "is lower.", dict(minimum=0, bound_hint="0: the default")),
     "drain_seconds": (25.0, "After SIGTERM, how long the requests already accepted have to be "
-                      "answered; then the connections left are closed and the process exits "
-                      "0 (25: within Kubernetes' default grace period of 30 s).",
+                      "answered and the connections left to be closed (the last second is "
+                      "the closing's); then the process exits 0 (25: within Kubernetes' "
+                      "default grace period of 30 s).",
                       dict(minimum=0)),
     "max_sentences_per_request": (64, "The most sentences one request may hold.",
                                   dict(minimum=1)),

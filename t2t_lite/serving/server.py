@@ -9,9 +9,9 @@ server with its one-line error (a UserError, exit status 2).
 
 SIGTERM (or SIGINT) stops accepting: the listening socket closes, a request that still
 arrives on an open connection gets 503; every request already accepted is answered (its
-batch goes at once, without waiting to fill), for --drain_seconds at most: then the
-connections left (a stalled upload, a request whose batch is still decoding) are closed,
-and the process exits 0 (a batch being decoded ends with its search: one cannot be cut).
+batch goes at once, without waiting to fill), and the connections left (a stalled upload,
+a request whose batch is still decoding) are closed, within --drain_seconds; then the
+process exits 0 at once (a batch being decoded ends with its search: one cannot be cut).
 
 `Listening` is that life of the app, from listening to the end of its drain, for the
 process and for the tests' server in a thread alike.
@@ -38,7 +38,7 @@ from t2t_lite.serving.serve_settings import SERVE
 from t2t_lite.serving.served_model import warm_up
 
 # When a drain ends, what the answers still being written may take (the longest a
-# connection is waited for then).
+# connection is waited for then): the last of a drain's --drain_seconds.
 CLOSING_SECONDS = 1.0
 
 
@@ -155,11 +155,12 @@ class Listening:
       self.state.batcher.drain()
 
   async def drain(self, seconds):
-    """Stops listening, waits `seconds` at most for every request accepted to be answered,
-    then closes -> how many requests were cut off at the deadline (0: none)."""
+    """Stops listening, waits for every request accepted to be answered, then closes, all
+    within `seconds` (the last CLOSING_SECONDS of them are the closing's) -> how many
+    requests were cut off at the deadline (0: none)."""
     self.stop_listening()
     try:
-      await asyncio.wait_for(_answered(self.state), seconds)
+      await asyncio.wait_for(_answered(self.state), max(0.0, seconds - CLOSING_SECONDS))
     except asyncio.TimeoutError:
       pass
     cut_off = self.state.in_flight
