@@ -10,6 +10,7 @@ from absl import logging
 import tensorflow as tf
 
 from t2t_lite.distribute.cluster import find_cluster, writes_the_run
+from t2t_lite.distribute.cluster_connecting import connect_seconds, connecting_within
 from t2t_lite.distribute.cluster_forming import CLUSTER_TIMEOUT_SECONDS, wait_for_the_cluster
 from t2t_lite.cores import usable_cores
 from t2t_lite.errors import UserError
@@ -35,7 +36,8 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
   across_workers: False for commands that work on this machine alone (decoding, export):
     they use its devices whatever the cluster is.
   cluster_timeout_seconds: how long to wait for the other workers to start before
-    MultiWorkerMirroredStrategy connects them (`t2t_lite.distribute.cluster_forming`); 0: for ever.
+    MultiWorkerMirroredStrategy connects them (`t2t_lite.distribute.cluster_forming`), and
+    then for TensorFlow to connect them (`cluster_connecting`); 0: for ever.
   """
   cluster = find_cluster()
   if cluster and across_workers:
@@ -45,7 +47,8 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
                       f"devices: drop the flag")
     logging.info("%s", cluster.describe())
     wait_for_the_cluster(cluster, cluster_timeout_seconds)
-    return tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=cluster.resolver)
+    return connecting_within(connect_seconds(cluster_timeout_seconds), lambda: (
+        tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=cluster.resolver)))
   if cluster:
     logging.info("%s names %d workers; this command uses this machine's devices only",
                  cluster.source, cluster.workers)

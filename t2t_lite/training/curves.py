@@ -85,7 +85,8 @@ class Curves:
     """Draws `<output_dir>/curves.png` (written atomically); returns its path, or None
     when there is nothing to draw yet."""
     train, dev = ({tag: (sorted(by_step), [by_step[s] for s in sorted(by_step)])
-                   for tag, by_step in self.series[split].items()} for split in (TRAIN_SUMMARIES, EVAL_SUMMARIES))
+                   for tag, by_step in self.series[split].items()}
+                  for split in (TRAIN_SUMMARIES, EVAL_SUMMARIES))
     if not train and not dev:
       return None
     figure = _figure(train, dev, title or _run_title(self.output_dir))
