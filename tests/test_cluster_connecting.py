@@ -1,7 +1,9 @@
 """TensorFlow's connection of the workers, bounded: a connection that never completes
-ends the process with one line and exit status 2 (a worker lost between the cluster's
-forming and TensorFlow's connection would otherwise hang it for ever)."""
+ends the process with one line (a worker lost between the cluster's forming and
+TensorFlow's connection would otherwise hang it for ever). Against TensorFlow itself:
+tests/test_cluster_forming.py."""
 
+import signal
 import subprocess
 import sys
 import time
@@ -22,8 +24,15 @@ def test_the_limit_is_the_flags_but_never_shorter_than_a_healthy_connection(flag
   assert connect_seconds(flag) == limit
 
 
+LINE = ("t2t-trainer: error: every task of the cluster answered, but TensorFlow did not connect "
+        "the workers within {seconds} seconds (--cluster_timeout_seconds, "
+        f"{SHORTEST_CONNECT_SECONDS} at least): a worker was lost meanwhile, or a port answered "
+        "that is not the worker's; restart every worker with the same command (a run resumes "
+        "from its last checkpoint)")
+
+
 @pytest.mark.slow
-def test_a_connection_that_never_completes_ends_the_process_in_one_line():
+def test_a_connection_that_never_completes_ends_the_process_with_one_line():
   started = time.monotonic()
   result = subprocess.run(
       [sys.executable, "-c", "import sys, time\n"
@@ -33,10 +42,18 @@ def test_a_connection_that_never_completes_ends_the_process_in_one_line():
        "print('returned')"],
       capture_output=True, text=True, timeout=110)
   assert time.monotonic() - started < 100
-  assert result.returncode == 2 and "returned" not in result.stdout
-  lines = result.stderr.strip().splitlines()
-  assert lines == [
-      "t2t-trainer: error: every task of the cluster answered, but TensorFlow did not connect "
-      f"the workers within 1 seconds (--cluster_timeout_seconds, {SHORTEST_CONNECT_SECONDS} at "
-      "least): a worker was lost meanwhile, or the workers cannot reach each other's ports; "
-      "restart every worker with the same command (a run resumes from its last checkpoint)"]
+  assert result.returncode == -signal.SIGKILL and "returned" not in result.stdout
+  assert result.stderr.strip().splitlines() == [LINE.format(seconds=1)]
+
+
+@pytest.mark.slow
+def test_a_connection_that_completes_sends_the_watcher_away():
+  result = subprocess.run(
+      [sys.executable, "-c", "import time\n"
+       "from t2t_lite.distribute.cluster_connecting import connecting_within\n"
+       "print(connecting_within(2, lambda: 'strategy'))\n"
+       "time.sleep(4)  # Past the limit: the watcher must be gone.\n"
+       "print('still here')"],
+      capture_output=True, text=True, timeout=60)
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert result.stdout.split() == ["strategy", "still", "here"] and result.stderr == ""

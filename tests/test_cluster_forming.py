@@ -17,6 +17,7 @@ import pytest
 from commands import command_path, environment, error_line, one_line_error, read_until, start
 from replica_runs import free_port
 from t2t_lite.distribute.cluster import Cluster
+from t2t_lite.distribute.cluster_connecting import SHORTEST_CONNECT_SECONDS
 from t2t_lite.distribute.cluster_forming import listing, wait_for_the_cluster
 
 # A signal ends the wait within this (it takes a fraction of a second; a loaded machine
@@ -227,6 +228,22 @@ def test_the_trainer_names_the_worker_that_never_started(tmp_path):
       f"answer from worker 1 ({missing}); ")
   assert "Traceback" not in output
   assert not (tmp_path / "run0").exists()  # The chief's failed start is undone.
+
+
+@pytest.mark.slow
+def test_a_peer_lost_before_tensorflow_connects_ends_the_trainer_with_one_line(tmp_path):
+  """Worker 1's port answers the wait but is no TensorFlow server (as a worker lost right
+  after answering): TensorFlow's connection would hang for ever; its watcher ends it."""
+  from test_cluster_connecting import LINE
+  with listening_socket() as peer:
+    process = waiting_trainer(tmp_path, [f"127.0.0.1:{free_port()}",
+                                         f"127.0.0.1:{peer.getsockname()[1]}"], 0,
+                              "--cluster_timeout_seconds=2")
+    output, _ = process.communicate(timeout=SHORTEST_CONNECT_SECONDS + 120)
+  assert process.returncode == -signal.SIGKILL, output[-3000:]
+  assert error_line(output) == LINE.format(seconds=SHORTEST_CONNECT_SECONDS)
+  assert "Traceback" not in output
+  assert not (tmp_path / "run0").exists()  # Nothing written before the strategy exists.
 
 
 @pytest.mark.slow

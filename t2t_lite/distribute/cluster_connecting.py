@@ -4,20 +4,35 @@
         tf.distribute.MultiWorkerMirroredStrategy(...)))
 
 Once every task has answered (`cluster_forming`), MultiWorkerMirroredStrategy connects the
-workers inside TensorFlow's C++ runtime, which waits for ever for a worker lost in the
-seconds between. A watchdog thread ends the process with one line and exit status 2 when
-the connection has not completed within --cluster_timeout_seconds (at least
-SHORTEST_CONNECT_SECONDS; 0: no limit): nothing is written before the strategy exists, so
-nothing is lost.
+workers inside TensorFlow's C++ runtime, holding the interpreter, and waits for ever for a
+worker lost in the seconds between (or a port answered by something that is not the
+worker). No thread of this process can run then, so a watcher process of its own (plain
+Python, no TensorFlow) ends it: once the connection has taken --cluster_timeout_seconds
+(at least SHORTEST_CONNECT_SECONDS; 0: no limit), the watcher prints the one line and kills
+the process (exit status 137). Nothing is written before the strategy exists, so nothing
+is lost. The watcher leaves as soon as the connection completes or the process ends.
 """
 
 import os
+import subprocess
 import sys
-import threading
 
 # A healthy cluster connects in seconds; a short --cluster_timeout_seconds (meant for the
 # wait for tasks to start) must not end a connection that is merely slow.
 SHORTEST_CONNECT_SECONDS = 60
+
+_WATCHER = """
+import os, signal, sys, time
+watched, seconds, line = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+deadline = time.monotonic() + seconds
+while time.monotonic() < deadline:
+  if os.getppid() != watched:  # The process ended: nothing to watch.
+    sys.exit(0)
+  time.sleep(0.2)
+sys.stderr.write(line + "\\n")
+sys.stderr.flush()
+os.kill(watched, signal.SIGKILL)
+"""
 
 
 def connect_seconds(cluster_timeout_seconds):
@@ -28,26 +43,24 @@ def connect_seconds(cluster_timeout_seconds):
 
 
 def connecting_within(seconds, connect):
-  """connect() -> its result; the process ends (the module doc) when it takes longer than
-  `seconds` (0: no limit)."""
+  """connect() -> its result; the process is ended (the module doc) when it takes longer
+  than `seconds` (0: no limit)."""
   if not seconds:
     return connect()
-  connected = threading.Event()
-
-  def watch():
-    if not connected.wait(seconds):
-      program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "t2t_lite"
-      print(f"{program}: error: every task of the cluster answered, but TensorFlow did not "
-            f"connect the workers within {seconds:g} seconds (--cluster_timeout_seconds, "
-            f"{SHORTEST_CONNECT_SECONDS} at least): a worker was lost meanwhile, or the "
-            f"workers cannot reach each other's ports; restart every worker with the same "
-            f"command (a run resumes from its last checkpoint)",
-            file=sys.stderr, flush=True)
-      sys.stdout.flush()
-      os._exit(2)  # The main thread is inside TensorFlow's C++ runtime: nothing else ends it.
-
-  threading.Thread(target=watch, name="cluster-connecting-watchdog", daemon=True).start()
+  watcher = subprocess.Popen(
+      [sys.executable, "-c", _WATCHER, str(os.getpid()), str(seconds), _line(seconds)],
+      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)  # Its line: on our stderr.
   try:
     return connect()
   finally:
-    connected.set()
+    watcher.kill()
+    watcher.wait()
+
+
+def _line(seconds):
+  program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "t2t_lite"
+  return (f"{program}: error: every task of the cluster answered, but TensorFlow did not "
+          f"connect the workers within {seconds:g} seconds (--cluster_timeout_seconds, "
+          f"{SHORTEST_CONNECT_SECONDS} at least): a worker was lost meanwhile, or a port "
+          f"answered that is not the worker's; restart every worker with the same command "
+          f"(a run resumes from its last checkpoint)")
