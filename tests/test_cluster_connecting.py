@@ -14,6 +14,7 @@ from t2t_lite.distribute.cluster_connecting import (SHORTEST_CONNECT_SECONDS, co
                                                     connecting_within)
 
 
+@pytest.mark.slow  # Its watcher is a process.
 def test_a_connection_within_the_limit_returns_its_strategy():
   assert connecting_within(30, lambda: "strategy") == "strategy"
   assert connecting_within(0, lambda: "strategy") == "strategy"  # 0: no limit.
