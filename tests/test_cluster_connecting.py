@@ -32,16 +32,20 @@ LINE = ("t2t-trainer: error: every task of the cluster answered, but TensorFlow 
         "from its last checkpoint)")
 
 
+def connecting_in_a_process(script, timeout):
+  """`script` run by Python in a process of its own, as t2t-trainer, with
+  `connecting_within` imported -> its CompletedProcess (text output)."""
+  return subprocess.run(
+      [sys.executable, "-c", "import sys, time\nsys.argv = ['t2t-trainer']\n"
+       "from t2t_lite.distribute.cluster_connecting import connecting_within\n" + script],
+      capture_output=True, text=True, timeout=timeout)
+
+
 @pytest.mark.slow
 def test_a_connection_that_never_completes_ends_the_process_with_one_line():
   started = time.monotonic()
-  result = subprocess.run(
-      [sys.executable, "-c", "import sys, time\n"
-       "sys.argv = ['t2t-trainer']\n"
-       "from t2t_lite.distribute.cluster_connecting import connecting_within\n"
-       "connecting_within(1, lambda: time.sleep(120))\n"
-       "print('returned')"],
-      capture_output=True, text=True, timeout=110)
+  result = connecting_in_a_process(
+      "connecting_within(1, lambda: time.sleep(120))\nprint('returned')", timeout=110)
   assert time.monotonic() - started < 100
   assert result.returncode == -signal.SIGKILL and "returned" not in result.stdout
   assert result.stderr.strip().splitlines() == [LINE.format(seconds=1)]
@@ -49,12 +53,9 @@ def test_a_connection_that_never_completes_ends_the_process_with_one_line():
 
 @pytest.mark.slow
 def test_a_connection_that_completes_sends_the_watcher_away():
-  result = subprocess.run(
-      [sys.executable, "-c", "import time\n"
-       "from t2t_lite.distribute.cluster_connecting import connecting_within\n"
-       "print(connecting_within(2, lambda: 'strategy'))\n"
-       "time.sleep(4)  # Past the limit: the watcher must be gone.\n"
-       "print('still here')"],
-      capture_output=True, text=True, timeout=60)
+  result = connecting_in_a_process(
+      "print(connecting_within(2, lambda: 'strategy'))\n"
+      "time.sleep(4)  # Past the limit: the watcher must be gone.\n"
+      "print('still here')", timeout=60)
   assert result.returncode == 0, result.stderr[-2000:]
   assert result.stdout.split() == ["strategy", "still", "here"] and result.stderr == ""
