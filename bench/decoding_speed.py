@@ -8,7 +8,7 @@ every implementation emits the same number of tokens: the rows compare equal wor
                        t2t's beam search) in one `tf.function`, with and without XLA;
   ours, no cache:      the same search, each step re-running the decoder over the prefix;
   PyTorch, cached:     the same weights in nn.Transformer, a plain Python greedy/beam
-                       loop over a fixed-size key/value cache (peers/torch_transformer.py);
+                       loop over a fixed-size key/value cache (bench/peers/torch_transformer.py);
   PyTorch, no cache:   the same loop re-running nn.TransformerDecoder over the prefix.
 Every implementation's ids are compared with ours (XLA) as a check.
 

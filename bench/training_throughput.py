@@ -7,7 +7,7 @@ compiling); non-padding target tokens per second.
              (XLA on the first model only: a compilation takes a minute here), and
              once without dropout inside the feed-forward network, like keras-hub;
              with --mixed_precision=bfloat16, once more in mixed bfloat16 (XLA off);
-  PyTorch:   nn.Transformer, same shapes (peers/torch_transformer.py): eager, and under
+  PyTorch:   nn.Transformer, same shapes (bench/peers/torch_transformer.py): eager, and under
              torch.compile (the warm-up step compiles); with --mixed_precision, compiled
              under that dtype's autocast too;
   keras-hub: TransformerEncoder/TransformerDecoder layers, `train_on_batch`, XLA off.

@@ -104,3 +104,16 @@ def test_each_of_the_first_processes_measures_once(tmp_path, monkeypatch):
   peak, description = cost.cpu_peak()  # Trusted now: no fourth measurement.
   assert peak == 1.3e11
   assert f"the fastest of {cost.TRUSTED_MEASUREMENTS} measurements" in description
+
+
+def test_a_process_held_to_fewer_cores_measures_its_own_peak(tmp_path, monkeypatch):
+  # Under taskset or a container's cpuset the cached peak of all the cores would overstate
+  # the pace transformer_auto plans with.
+  monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+  monkeypatch.setattr(cost, "_measured_in_this_process", True)
+  monkeypatch.setattr(cost, "usable_cores", lambda: 2)
+  monkeypatch.setattr(cost, "measured_cpu_peak", lambda: 2.0e11)
+  assert cost.cpu_peak()[0] == 2.0e11
+  monkeypatch.setattr(cost, "usable_cores", lambda: 1)
+  monkeypatch.setattr(cost, "measured_cpu_peak", lambda: 1.0e11)
+  assert cost.cpu_peak()[0] == 1.0e11

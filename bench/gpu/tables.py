@@ -136,8 +136,8 @@ def decoding_table(plan, rows):
                f"so every implementation emits {length} tokens per sentence. Medians of "
                f"{plan.repeats} calls after one warm-up call (which compiles).")
   notes.append("PyTorch decodes the same weights (copied from t2t_lite's model): a Python loop "
-               "of cached steps (peers/torch_cached_decoding.py). 'same ids' compares the best "
-               "hypotheses token by token; in bfloat16 an untrained model's near-ties round "
+               "of cached steps (bench/peers/torch_cached_decoding.py). 'same ids' compares the "
+               "best hypotheses token by token; in bfloat16 an untrained model's near-ties round "
                "either way.")
   notes.append("Peak memory: PyTorch's and TensorFlow's per case; JAX's is the process's peak "
                "so far (cases run smallest first).")

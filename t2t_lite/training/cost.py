@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from t2t_lite.cores import usable_cores
 from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import write_text_atomic
 from t2t_lite.files.file_reading import SMALL_FILE_BYTES, read_text
@@ -128,7 +129,8 @@ def peak_cache_path(cache_home=None):
 
 def _machine_key():
   import tensorflow as tf
-  return (f"{cpu_model()} | {os.cpu_count()} cores | flags {cpu_flags_digest()} | "
+  # The cores this process may use (taskset, a container's cpuset), not the machine's all.
+  return (f"{cpu_model()} | {usable_cores()} cores | flags {cpu_flags_digest()} | "
           f"tensorflow {tf.__version__} | {PEAK_MEASUREMENT}")
 
 
