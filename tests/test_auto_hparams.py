@@ -82,6 +82,24 @@ def test_the_budget_in_steps_follows_the_machines_speed_and_the_step_limit():
   assert "60 minutes" in here.describe() and "3,000 steps" == Budget(3000).describe()
 
 
+def test_minutes_in_smaller_batches_are_more_steps_and_a_longer_warmup():
+  """A small corpus's batches of 2,048 tokens: the same minutes make about twice the steps
+  (a little under: fewer tokens a second), and the warmup is a quarter of those."""
+  config = TrainConfig(output_dir="run", train_minutes=20)
+  budget = budget_of(config, auto_hparams.REFERENCE_PEAK_FLOPS)
+  small = Corpus(pairs=5000, p99_length=120, vocab_size=4096)
+  chosen, line = choose(TINY_RECIPE, small, budget)
+  pace = (auto_hparams.REFERENCE_STEPS_PER_SECOND * 2
+          * auto_hparams.SMALL_BATCH_TOKEN_RATE)
+  steps = int(20 * 60 * auto_hparams.TRAINING_SHARE * pace)
+  assert chosen.batch_size == 2048 and steps > 1.8 * budget.steps
+  assert chosen.learning_rate_warmup_steps == steps // 4
+  assert f"about {pace:.1f} steps a second on this machine: about {steps:,} steps" in line
+  limited = budget_of(TrainConfig(output_dir="run", train_minutes=20, train_steps=3000),
+                      auto_hparams.REFERENCE_PEAK_FLOPS)
+  assert limited.at_batch(2048).steps == 3000
+
+
 def test_overrides_go_over_the_choice_and_the_line_says_so():
   chosen, line = choose(TINY_RECIPE, Corpus(pairs=5000, p99_length=100, vocab_size=4096),
                         Budget(steps=2000))

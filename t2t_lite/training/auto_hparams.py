@@ -38,7 +38,11 @@ AUTO_SET = "transformer_auto"
 # and the share of a timed run left to training by its evaluations and saves.
 REFERENCE_STEPS_PER_SECOND = 2.47
 REFERENCE_PEAK_FLOPS = 3.87e11
+REFERENCE_BATCH = 4096
 TRAINING_SHARE = 0.9
+# Tokens a second of batches of 2,048 tokens against 4,096 (Europarl's long sentences, two
+# runs side by side on a Xeon with AMX: 2,090 against 2,230).
+SMALL_BATCH_TOKEN_RATE = 0.94
 
 PEAK_LEARNING_RATE = 5e-3  # transformer_tiny_multi30k's: constant 2.53, warmup 2000, d 128.
 WARMUP_SHARE, LONGEST_WARMUP, SHORTEST_WARMUP = 0.25, 2000, 100
@@ -62,10 +66,21 @@ class Corpus:
 
 @dataclasses.dataclass(frozen=True)
 class Budget:
-  """How many steps the run will take: given (--train_steps), or from minutes and pace."""
+  """How many steps the run will take: given (--train_steps), or from minutes and the pace
+  of batches of `batch_size` tokens (at most `step_limit`, --train_steps)."""
   steps: int
   minutes: float = 0.0
   steps_per_second: float = 0.0
+  batch_size: int = REFERENCE_BATCH
+  step_limit: int = 0
+
+  def at_batch(self, batch_size):
+    """The same minutes in batches of `batch_size` tokens: more steps of fewer tokens."""
+    if not self.minutes or batch_size == self.batch_size:
+      return self
+    tokens_rate = SMALL_BATCH_TOKEN_RATE if batch_size < REFERENCE_BATCH else 1.0
+    pace = self.steps_per_second * self.batch_size / batch_size * tokens_rate
+    return timed_budget(self.minutes, pace, batch_size, self.step_limit)
 
   def describe(self):
     if not self.minutes:
@@ -74,23 +89,30 @@ class Budget:
             f"on this machine: about {self.steps:,} steps")
 
 
+def timed_budget(minutes, steps_per_second, batch_size, step_limit):
+  steps = int(minutes * 60 * TRAINING_SHARE * steps_per_second)
+  return Budget(steps=min(steps, step_limit), minutes=minutes,
+                steps_per_second=steps_per_second, batch_size=batch_size,
+                step_limit=step_limit)
+
+
 def budget_of(config, peak_flops):
-  """The run's budget: --train_minutes on a machine of `peak_flops` (a float32 matmul
-  peak), or --train_steps without minutes. Mixed bfloat16 is no faster for this shape
-  (2.5 steps a second in both on a Zen 4 EPYC's 2 cores, docs/results.md)."""
+  """The run's budget in batches of REFERENCE_BATCH tokens: --train_minutes on a machine of
+  `peak_flops` (a float32 matmul peak), or --train_steps without minutes. Mixed bfloat16 is
+  no faster for this shape (2.5 steps a second in both on a Zen 4 EPYC's 2 cores,
+  docs/results.md)."""
   if not config.train_minutes:
     return Budget(steps=config.train_steps)
   pace = REFERENCE_STEPS_PER_SECOND * peak_flops / REFERENCE_PEAK_FLOPS
-  steps = int(config.train_minutes * 60 * TRAINING_SHARE * pace)
-  return Budget(steps=min(steps, config.train_steps), minutes=config.train_minutes,
-                steps_per_second=pace)
+  return timed_budget(config.train_minutes, pace, REFERENCE_BATCH, config.train_steps)
 
 
 def choose(base, corpus, budget):
   """-> (the HParams chosen from `base` (the tiny recipe), one line saying why)."""
   small = corpus.pairs < SMALL_CORPUS_PAIRS
   dropout = 0.3 if small else 0.2
-  batch_size = 2048 if small else 4096
+  batch_size = 2048 if small else REFERENCE_BATCH
+  budget = budget.at_batch(batch_size)
   warmup = int(min(LONGEST_WARMUP, max(SHORTEST_WARMUP, WARMUP_SHARE * budget.steps)))
   max_length = max(base.max_length, 32 * math.ceil(corpus.p99_length / 32))
   chosen = dataclasses.replace(
