@@ -22,7 +22,7 @@ The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"
     2,048 tokens, as Sennrich and Zhang (2019) advise for small corpora;
   - batches of 2,048 tokens for long sentences too (99% of the pairs past 64 tokens):
     on Europarl's 18,000 pairs they won 0.22 on val for the same tokens (two seeds each)
-    and 0.22 for the same 60 minutes; short sentences (Multi30k's captions) keep the
+    and 0.22 for the same 60 minutes of one core; short sentences (Multi30k's captions) keep the
     recipe's 4,096;
   - the vocabulary, fixed by t2t-datagen before training: advice only, 8,192 pieces from
     10,000 pairs on (on Multi30k 4,096 lost 1.1 BLEU on val), 4,096 below.
@@ -44,8 +44,9 @@ REFERENCE_STEPS_PER_SECOND = 2.47
 REFERENCE_PEAK_FLOPS = 3.87e11
 REFERENCE_BATCH = 4096
 TRAINING_SHARE = 0.9
-# Tokens a second of batches of 2,048 tokens against 4,096 (Europarl's long sentences, two
-# runs side by side on a Xeon with AMX: 2,090 against 2,230).
+# Tokens a second of batches of 2,048 tokens against 4,096 on Europarl's long sentences, on
+# a Xeon with AMX: 0.94 for two runs side by side on both cores (2,090 against 2,230), 0.98
+# for two runs held to one core each; the lower one plans the steps.
 SMALL_BATCH_TOKEN_RATE = 0.94
 
 PEAK_LEARNING_RATE = 5e-3  # transformer_tiny_multi30k's: constant 2.53, warmup 2000, d 128.
@@ -95,6 +96,7 @@ class Budget:
 
 
 def timed_budget(minutes, steps_per_second, batch_size, step_limit):
+  """The Budget of `minutes` at `steps_per_second`, at most `step_limit` steps."""
   steps = int(minutes * 60 * TRAINING_SHARE * steps_per_second)
   return Budget(steps=min(steps, step_limit), minutes=minutes,
                 steps_per_second=steps_per_second, batch_size=batch_size,
