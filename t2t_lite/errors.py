@@ -1,5 +1,8 @@
 """Errors a user can cause: each one prints as a single line, never a traceback."""
 
+import os
+import sys
+
 
 class UserError(Exception):
   """A mistake in the user's input; the message says what was wrong and what to do.
@@ -10,6 +13,12 @@ class UserError(Exception):
   def __init__(self, message):
     one_line = " ".join(str(message).split())
     super().__init__(one_line)
+
+
+def command_name(default):
+  """The running command's name as its lines say it ("t2t-trainer"), or `default` when
+  Python was started without one."""
+  return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else default
 
 
 class MissingFlag(UserError):

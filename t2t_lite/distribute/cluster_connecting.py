@@ -17,6 +17,8 @@ import os
 import subprocess
 import sys
 
+from t2t_lite.errors import command_name
+
 # A healthy cluster connects in seconds; a short --cluster_timeout_seconds (meant for the
 # wait for tasks to start) must not end a connection that is merely slow.
 SHORTEST_CONNECT_SECONDS = 60
@@ -58,9 +60,8 @@ def connecting_within(seconds, connect):
 
 
 def _line(seconds):
-  program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "t2t_lite"
-  return (f"{program}: error: every task of the cluster answered, but TensorFlow did not "
-          f"connect the workers within {seconds:g} seconds (--cluster_timeout_seconds, "
-          f"{SHORTEST_CONNECT_SECONDS} at least): a worker was lost meanwhile, or a port "
-          f"answered that is not the worker's; restart every worker with the same command "
-          f"(a run resumes from its last checkpoint)")
+  return (f"{command_name('t2t_lite')}: error: every task of the cluster answered, but "
+          f"TensorFlow did not connect the workers within {seconds:g} seconds "
+          f"(--cluster_timeout_seconds, {SHORTEST_CONNECT_SECONDS} at least): a worker was "
+          f"lost meanwhile, or a port answered that is not the worker's; restart every worker "
+          f"with the same command (a run resumes from its last checkpoint)")

@@ -24,11 +24,10 @@ import fcntl
 import json
 import os
 import socket
-import sys
 
 from absl import logging
 
-from t2t_lite.errors import UserError
+from t2t_lite.errors import UserError, command_name
 from t2t_lite.files.no_follow import open_for_writing
 
 LOCK_NAME = ".t2t_writer.lock"
@@ -60,7 +59,7 @@ class _Lock:
 def holder_record():
   """What the lock file says about its holder: pid, host and command."""
   return {"pid": os.getpid(), "host": socket.gethostname(),
-          "command": os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"}
+          "command": command_name("python")}
 
 
 def _lock_file(directory):
