@@ -55,12 +55,13 @@ def main(argv):
                        "them)", data_dir="the directory t2t-datagen wrote the problem's data in")
   config = command_line.flag_values(TrainConfig, flags=command_line.flags_used())
   problem = registry.PROBLEMS[args.problem]()
+  from t2t_lite.data.damaged_records import naming_damaged_records
+  from t2t_lite.training.trainer import begun_hparams, train  # Heavy: only when training.
   if args.hparams_set == auto_hparams.AUTO_SET:
     hparams, line = auto_hparams.for_run(registry.hparams_for(args.hparams_set), problem,
-                                         args.data_dir, config, args.hparams)
+                                         args.data_dir, config, args.hparams,
+                                         begun_hparams(config))
     print(line, flush=True)
-  from t2t_lite.data.damaged_records import naming_damaged_records
-  from t2t_lite.training.trainer import train  # Heavy: only when training.
   with naming_damaged_records(problem.name, args.data_dir, ("train", "dev")):
     train(problem, hparams, config, args.data_dir)
   return 0

@@ -27,6 +27,7 @@ import re
 import sys
 
 from t2t_lite.cli import command_line, tensor2tensor_names
+from t2t_lite.cli.flag_bounds import range_text
 from t2t_lite.models.hyperparameters import HParams
 from t2t_lite.registry import HPARAMS, PROBLEMS
 
@@ -136,8 +137,10 @@ def hparams_page():
   for name, hparams in sets.items():
     lines.append(f"| `{name}` | " + " | ".join(
         str(getattr(hparams, field)) for field in KEY_FIELDS) + " |")
-  lines += ["", "## Every field of `transformer_base`", "", "| field | value |", "|---|---|"]
-  lines += [f"| `{field.name}` | `{getattr(base, field.name)}` |"
+  lines += ["", "## Every field of `transformer_base`", "",
+            "A value outside a field's range is refused in one line.", "",
+            "| field | value | range |", "|---|---|---|"]
+  lines += [f"| `{field.name}` | `{getattr(base, field.name)}` | {range_text(field)} |"
             for field in dataclasses.fields(HParams)]
   lines += ["", "## Each set", ""]
   for name, hparams in sets.items():

@@ -13,7 +13,7 @@ import yaml
 from commands import one_line_error
 from t2t_lite.bin import t2t_trainer  # noqa: F401  (defines the trainer's flags)
 from t2t_lite.distribute.cluster import find_cluster
-from t2t_lite.run.ownership import is_chief_process
+from t2t_lite.distribute.cluster import is_chief_process
 
 MANIFEST = os.path.join(os.path.dirname(__file__), "..", "docs", "tfjob.yaml")
 TFJOB_PORT = 2222  # The operator's default, and the manifest's.

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from t2t_lite.training.curves import (Curves, _figure, read_scalars, running_mean,
-                                      write_curves)
+from t2t_lite.run import Run
+from t2t_lite.training.curves import Curves, _figure, read_scalars, running_mean
 
 
 def write_summaries(directory, tag, values_by_step):
@@ -45,13 +45,14 @@ def test_running_mean_averages_up_to_the_window():
 
 
 def test_the_picture_is_written_only_when_there_is_something_to_draw(tmp_path):
-  assert write_curves(str(tmp_path)) is None
+  path = str(tmp_path / "curves.png")
+  summaries = {split: str(tmp_path / split) for split in ("train", "eval")}
+  assert Curves(path, summaries, "run").draw() is None
   write_summaries(tmp_path / "train", "loss", [(s, 8.0 / s) for s in range(1, 60)])
   write_summaries(tmp_path / "train", "learning_rate", [(s, 1e-3) for s in range(1, 60)])
   write_summaries(tmp_path / "eval", "loss", [(0, 8.3), (50, 3.1)])
   write_summaries(tmp_path / "eval", "bleu", [(0, 0.0), (50, 12.5)])
-  path = write_curves(str(tmp_path))
-  assert path == os.path.join(str(tmp_path), "curves.png")
+  assert Curves(path, summaries, "run").draw() == path
   image = tf.io.decode_png(open(path, "rb").read())
   assert image.shape[0] > 400 and image.shape[1] > 600
   assert [name for name in os.listdir(tmp_path) if "curves" in name] == ["curves.png"]
@@ -70,7 +71,12 @@ def test_training_draws_the_curves_at_each_evaluation(trained_run):
   _, output_dir, _ = trained_run
   assert os.path.getsize(os.path.join(output_dir, "curves.png")) > 10_000
   # What it drew: every evaluation (every 20 steps of 60) and every training step.
-  curves = Curves(output_dir)
+  run = Run.read(output_dir)
+  curves = Curves.for_run(run)
+  assert curves.path == os.path.join(output_dir, "curves.png")
+  flags = run.description.flags
+  assert curves.title == (f"{os.path.basename(output_dir)}: {flags['problem']}, "
+                          f"{flags['hparams_set']}")
   assert sorted(curves.series["eval"]["loss"]) == [0, 20, 40, 60]
   assert sorted(curves.series["eval"]["bleu"]) == [0, 20, 40, 60]
   assert sorted(curves.series["train"]["learning_rate"]) == list(range(1, 61))
@@ -80,10 +86,10 @@ def test_each_step_records_the_learning_rate_its_update_applied(trained_run):
   """The step reads the rate inside its own function; step s's update applied the
   schedule's rate at iteration s - 1 (the schedule counts from 1)."""
   from t2t_lite.training.optimization import learning_rate_schedule
-  from t2t_lite.run import Run
   _, output_dir, _ = trained_run
-  schedule = learning_rate_schedule(Run.read(output_dir).hparams, end_step=60)
-  recorded = Curves(output_dir).series["train"]["learning_rate"]
+  run = Run.read(output_dir)
+  schedule = learning_rate_schedule(run.hparams, end_step=60)
+  recorded = Curves.for_run(run).series["train"]["learning_rate"]
   # Summaries hold float32; the schedule's own arithmetic is float32 too.
   np.testing.assert_allclose([recorded[step] for step in range(1, 61)],
                              [float(schedule(step - 1)) for step in range(1, 61)], rtol=1e-6)

@@ -54,6 +54,10 @@ def test_tensor2tensors_max_input_size():
     ("beam=4", "unknown name 'beam'; valid names: alpha, batch_size, beam_size"),
     ("n_best=5,beam_size=4", "n_best=5 exceeds beam_size=4"),
     ("mbr=True,beam_size=1", "mbr=True chooses among a beam's hypotheses; raise beam_size"),
+    ("beam_size=0", "beam_size=0: it must be at least 1"),
+    ("batch_size=-2", "batch_size=-2: it must be at least 1"),
+    ("alpha=-0.5", "alpha=-0.5: it must be at least 0"),
+    ("extra_length=-1", "extra_length=-1: it must be at least 0"),
 ])
 def test_bad_settings_are_one_line_errors(overrides, message):
   with pytest.raises(UserError) as error:

@@ -13,7 +13,7 @@ import pytest
 from commands import call, error_line, one_line_error
 from import_graph import ROOT, module_files
 from t2t_lite.cli.command_line import flag_fields, flag_help, setting
-from t2t_lite.cli.flag_bounds import check_bounds, range_text
+from t2t_lite.cli.flag_bounds import bounded, check_bounds, range_text
 
 
 def _reference_pages():
@@ -36,7 +36,8 @@ def outside(field):
   metadata = field.metadata
   return ([metadata["minimum"] - 1] if "minimum" in metadata else []) + (
       [metadata["above"]] if "above" in metadata else []) + (
-      [metadata["maximum"] + 1] if "maximum" in metadata else [])
+      [metadata["maximum"] + 1] if "maximum" in metadata else []) + (
+      [metadata["below"]] if "below" in metadata else [])
 
 
 def bounded_flags():
@@ -98,17 +99,43 @@ def test_an_unset_value_and_the_bounds_themselves_pass_and_the_help_states_the_r
 def test_setting_refuses_a_misspelt_bound():
   with pytest.raises(TypeError, match="setting\\(\\) takes no minumum"):
     setting(1, "A count.", minumum=1)
+  with pytest.raises(TypeError, match="bounded\\(\\) takes no belw"):
+    bounded(0.1, belw=1)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Probabilities:
+  """Fields of a setting given inside another flag's text, as --hparams' are."""
+  dropout: float = bounded(0.1, minimum=0, below=1)
+  steps: int = bounded(8, minimum=1, bound_hint="the shortest")
+
+
+@pytest.mark.parametrize("values, message", [
+    (dict(dropout=1.0), "hparams dropout=1: it must be at least 0 and below 1"),
+    (dict(dropout=-0.5), "hparams dropout=-0.5: it must be at least 0 and below 1"),
+    (dict(steps=0), "hparams steps=0: it must be at least 1 (the shortest)"),
+])
+def test_a_bounded_field_is_named_as_its_flags_lines_name_it(values, message):
+  assert one_line_error(
+      lambda: check_bounds(_Probabilities(**values), name_format="hparams {}")) == message
+  check_bounds(_Probabilities(dropout=0.0, steps=1), name_format="hparams {}")
 
 
 # A range stated in a message: what a flag's declared range says instead.
 RANGE_WORDS = re.compile(r"must (not )?be (at least|at most|>=|<=|>|<|positive|negative|more "
                          r"than|less than|above|below|between|in \[)")
-FLAG = re.compile(r"--(\w|\{)")
+# A flag, or a field of --hparams named as its lines name it.
+FLAG = re.compile(r"--(\w|\{)|hparams (\w|\{)")
 
 
 def _texts(tree):
-  """Each string literal of `tree`, an f-string's fields written {}."""
+  """Each string literal of `tree` but its docstrings, an f-string's fields written {}."""
+  docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+                and node.body and isinstance(node.body[0], ast.Expr)}
   for node in ast.walk(tree):
+    if id(node) in docstrings:
+      continue
     if isinstance(node, ast.JoinedStr):
       yield "".join(part.value if isinstance(part, ast.Constant) else "{}"
                     for part in node.values)

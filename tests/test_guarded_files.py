@@ -153,8 +153,8 @@ def test_a_swapped_vocabulary_copy_is_refused_by_every_reader_of_the_run(tiny, t
                       ("t2t-exporter", "--export_format=ctranslate2",
                        f"--export_dir={tmp_path / 'ct2'}")):
     line = refused(tool, f"--output_dir={run}", *args, changes_nothing_in=[run])
-    assert line.startswith(f"{tool}: error: {copy} is not the vocabulary the run in {run} was "
-                           f"trained with (SHA-256 ")
+    assert line.startswith(f"{tool}: error: {copy} is not the vocabulary its run was trained "
+                           f"with (SHA-256 ")
     assert "put the run's own file back" in line
   assert not os.path.exists(tmp_path / "ct2")
 

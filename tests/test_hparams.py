@@ -187,10 +187,14 @@ def test_bad_overrides_are_one_line_errors(overrides, expected):
     ("num_heads=3", "hparams hidden_size=512 must be divisible by num_heads=3"),
     ("num_heads=3,attention_value_channels=512,attention_key_channels=96",
      "attention_value_channels=512 must be divisible by num_heads=3"),
-    ("layer_prepostprocess_dropout=1.5", "must be in [0, 1)"),
-    ("bpe_dropout=1", "hparams bpe_dropout=1.0 must be in [0, 1)"),
-    ("hidden_size=0", "hidden_size=0 must be positive"),
-    ("length_bucket_step=1", "length_bucket_step=1.0 must be above 1"),
+    ("layer_prepostprocess_dropout=1.5",
+     "hparams layer_prepostprocess_dropout=1.5: it must be at least 0 and below 1"),
+    ("bpe_dropout=1", "hparams bpe_dropout=1: it must be at least 0 and below 1"),
+    ("label_smoothing=-0.1", "hparams label_smoothing=-0.1: it must be at least 0 and below 1"),
+    ("hidden_size=0", "hparams hidden_size=0: it must be at least 1"),
+    ("num_heads=0", "hparams num_heads=0: it must be at least 1"),
+    ("length_bucket_step=1",
+     "hparams length_bucket_step=1: it must be more than 1 (tensor2tensor's default is 1.1)"),
 ])
 def test_invalid_values_are_one_line_errors(overrides, expected):
   with pytest.raises(UserError) as error:

@@ -46,7 +46,7 @@ DAMAGES = [
     ("hparams bool as int", "hparams.json",
      lambda p: edit_json(p, lambda v: v.update(pre_norm=1)), "field 'pre_norm' is 1"),
     ("hparams out of range", "hparams.json",
-     lambda p: edit_json(p, lambda v: v.update(num_heads=0)), "num_heads=0 must be positive"),
+     lambda p: edit_json(p, lambda v: v.update(num_heads=0)), "hparams num_heads=0: it must be at least 1"),
     ("run invalid JSON", "run.json", lambda p: write(p, "{bad"), "is not valid JSON"),
     ("run vocab_files missing", "run.json",
      lambda p: edit_json(p, lambda v: v.pop("vocab_files")), "field 'vocab_files' is missing"),

@@ -190,7 +190,7 @@ def test_only_the_chief_of_several_workers_holds_the_run_directory(
   """Other workers write only scratch files there: they take no lock, so none waits on the
   chief's."""
   from t2t_lite.files import writer_lock
-  from t2t_lite.run.ownership import owning
+  from t2t_lite.run.run_directory import owning
   cluster = {"worker": ["localhost:1", "localhost:2"]}
   if task["type"] == "chief":
     cluster["chief"] = ["localhost:3"]

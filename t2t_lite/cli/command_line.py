@@ -43,7 +43,8 @@ _METADATA = {"choices", "bound_hint", *BOUNDS}  # What `setting` takes beside th
 
 def setting(default, help_text, **metadata):
   """A dataclass field that is also a flag: its default and help text, and its `choices`
-  or its range (`minimum`, `above`, `maximum`, `bound_hint`: `t2t_lite.cli.flag_bounds`)."""
+  or its range (`minimum`, `above`, `maximum`, `below`, `bound_hint`:
+  `t2t_lite.cli.flag_bounds`)."""
   unknown = set(metadata) - _METADATA
   if unknown:
     raise TypeError(f"setting() takes no {', '.join(sorted(unknown))}")

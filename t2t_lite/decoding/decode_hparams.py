@@ -11,6 +11,7 @@ max_input_length=N for N > 0 and truncate_inputs=False for N <= 0 (its default, 
 
 import dataclasses
 
+from t2t_lite.cli.flag_bounds import bounded, check_bounds
 from t2t_lite.cli.overrides import parse_overrides
 from t2t_lite.cli.tensor2tensor_names import DECODE_HPARAMS
 from t2t_lite.errors import UserError
@@ -21,13 +22,16 @@ FLAG = "--decode_hparams"
 @dataclasses.dataclass(frozen=True)
 class DecodeHParams:
   """How t2t-decoder and t2t-exporter decode (paper: beam 4, alpha 0.6, input + 50)."""
-  beam_size: int = 4            # 1 = greedy decoding.
-  alpha: float = 0.6            # Length penalty ((5 + len) / 6) ** alpha.
-  extra_length: int = 50        # A sentence may decode to its input length + this.
-  batch_size: int = 32          # Sentences decoded together.
-  n_best: int = 1               # Hypotheses written per input line, tab-separated.
+  beam_size: int = bounded(4, minimum=1)          # 1 = greedy decoding.
+  alpha: float = bounded(0.6, minimum=0)          # Length penalty ((5 + len) / 6) ** alpha.
+  extra_length: int = bounded(50, minimum=0)      # A sentence may decode to its input
+                                                  # length + this.
+  batch_size: int = bounded(32, minimum=1)        # Sentences decoded together.
+  n_best: int = bounded(1, minimum=1)             # Hypotheses written per input line,
+                                                  # tab-separated.
   write_scores: bool = False    # Follow each hypothesis by a tab and its score.
-  max_input_length: int = 0     # Longer inputs are truncated; 0 = the model's max_length.
+  max_input_length: int = bounded(0, minimum=0)   # Longer inputs are truncated; 0 = the
+                                                  # model's max_length.
   truncate_inputs: bool = True  # False: inputs are never truncated (see `input_limit`).
   count_rule: bool = True       # Apply the problem's count rule, if it has one (parsing:
                                 # one leaf per source word); False: decode without it.
@@ -42,17 +46,13 @@ class DecodeHParams:
                                 # (or the reranking's: t2t_lite.decoding.rerank).
 
   def __post_init__(self):
-    for name in ("beam_size", "batch_size", "n_best"):
-      if getattr(self, name) < 1:
-        raise UserError(f"{FLAG}: {name}={getattr(self, name)} must be at least 1")
+    check_bounds(self, name_format=f"{FLAG}: {{}}")  # "--decode_hparams: beam_size=0: it must ..."
     if self.n_best > self.beam_size:
       raise UserError(f"{FLAG}: n_best={self.n_best} exceeds beam_size="
                       f"{self.beam_size}; raise beam_size")
     if self.mbr and self.beam_size < 2:
       raise UserError(f"{FLAG}: mbr=True chooses among a beam's hypotheses; raise beam_size "
                       f"above {self.beam_size} (e.g. beam_size=10)")
-    if self.extra_length < 0 or self.max_input_length < 0 or self.alpha < 0:
-      raise UserError(f"{FLAG}: extra_length, max_input_length and alpha must be >= 0")
 
   def input_limit(self, hparams):
     """The most tokens (EOS included) an input keeps; None: all of them.

@@ -92,6 +92,13 @@ def find_cluster():
   return None
 
 
+def is_chief_process():
+  """Whether this process writes the run directory: its cluster's chief, or the only
+  process (`t2t_lite.distribute.strategy.is_chief` says so once the strategy exists)."""
+  cluster = find_cluster()
+  return cluster is None or cluster.is_chief
+
+
 def _from_tf_config():
   text = os.environ["TF_CONFIG"]
   try:

@@ -8,6 +8,7 @@ tensor2tensor's override string: `--hparams="hidden_size=256,pre_norm=True"`.
 import dataclasses
 import json
 
+from t2t_lite.cli.flag_bounds import bounded, check_bounds
 from t2t_lite.cli.overrides import field_types, parse_overrides
 from t2t_lite.errors import UserError
 from t2t_lite.files.json_files import DamagedFile, check_field, parse_object
@@ -27,11 +28,11 @@ SCHEDULE_FACTORS = ("constant", "linear_warmup", "rsqrt_decay", "rsqrt_hidden_si
 class HParams:
   """The Transformer's hyperparameters. Defaults are the paper's base model."""
 
-  # Model shape (paper Table 3 columns N, d_model, d_ff, h, d_k, d_v).
-  num_hidden_layers: int = 6            # N, in the encoder and in the decoder.
-  hidden_size: int = 512                # d_model.
-  filter_size: int = 2048               # d_ff.
-  num_heads: int = 8                    # h.
+  # Model shape (paper Table 3 columns N, d_model, d_ff, h, d_k, d_v). Ranges: `bounded`.
+  num_hidden_layers: int = bounded(6, minimum=1)     # N, in the encoder and in the decoder.
+  hidden_size: int = bounded(512, minimum=1)         # d_model.
+  filter_size: int = bounded(2048, minimum=1)        # d_ff.
+  num_heads: int = bounded(8, minimum=1)             # h.
   attention_key_channels: int = 0       # h * d_k, summed over heads; 0 = hidden_size.
   attention_value_channels: int = 0     # h * d_v, summed over heads; 0 = hidden_size.
   pos: str = "timing"                   # "timing": sinusoids (paper); "emb": learned (Table 3 E).
@@ -40,11 +41,12 @@ class HParams:
   shared_embedding: bool = True         # One embedding for source and target tokens.
   shared_embedding_and_softmax_weights: bool = True  # Pre-softmax = embedding^T.
 
-  # Regularisation (paper section 5.4).
-  layer_prepostprocess_dropout: float = 0.1  # P_drop on sublayer outputs and embeddings.
-  attention_dropout: float = 0.0        # On attention weights.
-  relu_dropout: float = 0.0             # Inside the feed-forward network.
-  label_smoothing: float = 0.1          # epsilon_ls.
+  # Regularisation (paper section 5.4): probabilities, each in [0, 1).
+  layer_prepostprocess_dropout: float = bounded(0.1, minimum=0, below=1)  # P_drop on sublayer
+                                        # outputs and embeddings.
+  attention_dropout: float = bounded(0.0, minimum=0, below=1)  # On attention weights.
+  relu_dropout: float = bounded(0.0, minimum=0, below=1)       # Inside the feed-forward network.
+  label_smoothing: float = bounded(0.1, minimum=0, below=1)    # epsilon_ls.
 
   # Optimisation (paper section 5.3).
   # The learning rate: a product of factors (SCHEDULE_FACTORS), tensor2tensor's
@@ -58,16 +60,21 @@ class HParams:
   optimizer_adam_epsilon: float = 1e-9
 
   # Data.
-  batch_size: int = 4096                # Tokens per replica per step (source or target).
-  max_length: int = 256                 # Longest example in tokens; also learned-positions size.
-  min_length_bucket: int = 8            # The shortest length bucket's boundary.
-  length_bucket_step: float = 1.1       # Each bucket boundary over the one before (at least +1).
-  bpe_dropout: float = 0.0              # Training text resegmented, each merge skipped with
-                                        # this probability (Provilkov et al. 2020; 0.1 theirs).
+  batch_size: int = bounded(4096, minimum=1)         # Tokens per replica per step (source or
+                                                     # target).
+  max_length: int = bounded(256, minimum=1)          # Longest example in tokens; also the
+                                                     # learned positions' count.
+  min_length_bucket: int = bounded(8, minimum=1)     # The shortest length bucket's boundary.
+  # Each bucket boundary over the one before (at least +1).
+  length_bucket_step: float = bounded(1.1, above=1, bound_hint="tensor2tensor's default is 1.1")
+  # Training text resegmented, each merge skipped with this probability (Provilkov et al.
+  # 2020; 0.1 theirs).
+  bpe_dropout: float = bounded(0.0, minimum=0, below=1)
   right_to_left: bool = False           # Targets trained and decoded last token first, for
                                         # reranking (t2t_lite.decoding.right_to_left).
 
   def __post_init__(self):
+    check_bounds(self, name_format="hparams {}")  # Before the divisions below.
     for name, allowed in CHOICES.items():
       if getattr(self, name) not in allowed:
         raise UserError(f"hparams {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
@@ -79,10 +86,6 @@ class HParams:
       raise UserError(f"hparams learning_rate_schedule has linear_decay, but "
                       f"learning_rate_decay_steps={self.learning_rate_decay_steps}; set it to "
                       f"the number of final steps over which the rate falls to 0")
-    for name in ("num_hidden_layers", "hidden_size", "filter_size", "num_heads",
-                 "batch_size", "max_length", "min_length_bucket"):
-      if getattr(self, name) <= 0:
-        raise UserError(f"hparams {name}={getattr(self, name)} must be positive")
     # A channel count left at 0 is hidden_size's: the error names the field that was set.
     for name in ("attention_key_channels", "attention_value_channels"):
       named = name if getattr(self, name) else "hidden_size"
@@ -90,13 +93,6 @@ class HParams:
       if channels % self.num_heads:
         raise UserError(f"hparams {named}={channels} must be divisible by "
                         f"num_heads={self.num_heads}")
-    if self.length_bucket_step <= 1.0:
-      raise UserError(f"hparams length_bucket_step={self.length_bucket_step} must be above 1 "
-                      f"(tensor2tensor's default is 1.1)")
-    for name in ("layer_prepostprocess_dropout", "attention_dropout", "relu_dropout",
-                 "label_smoothing", "bpe_dropout"):
-      if not 0.0 <= getattr(self, name) < 1.0:
-        raise UserError(f"hparams {name}={getattr(self, name)} must be in [0, 1)")
 
   @property
   def schedule_factors(self):

@@ -1,9 +1,9 @@
 """A run directory as one object (`Run`), below both training and the commands that use a
 trained model.
 
-  run_directory.py  `Run`: a trained run's hparams, problem, vocabularies, model and strategy.
-  ownership.py      a training run's hold on its directory: one writer, no stub after a failed
-                    start (`Run.training` takes it).
+  run_directory.py  `Run`: a run's hparams, problem, vocabularies, model and strategy; a
+                    training run's hold on its directory (one writer, no stub after a
+                    failed start).
   run_layout.py     every name t2t_lite gives a file or folder in a run directory.
   description.py    the files by which a run describes itself: hparams, problem, vocabulary,
                     flags.

@@ -105,9 +105,28 @@ def check_description(output_dir, hparams, description, vocab_paths):
     raise UserError(f"{output_dir} holds a run of problem {previous.problem}, not "
                     f"{description.problem}; use another --output_dir")
   if checkpoint_paths(output_dir):  # Without one, nothing was trained with its copies yet.
-    digests.check_vocabulary(output_dir, previous)
+    digests.check_vocabulary(_copies(output_dir, previous), previous)
     check_same_vocabulary(output_dir, previous, vocab_paths)
-    digests.check_data(output_dir, previous, description, os.path.dirname(vocab_paths[0]))
+    _check_same_data(output_dir, previous, description, os.path.dirname(vocab_paths[0]))
+
+
+def _copies(output_dir, description):
+  """{file name: path} of the vocabulary copies in output_dir whose digests run.json
+  records."""
+  return {name: os.path.join(output_dir, name) for name in description.vocab_sha256}
+
+
+def _check_same_data(output_dir, previous, current, data_dir):
+  """UserError when the data directory's marker differs from the one the run in
+  output_dir recorded (`previous`) as it resumes on `current`'s."""
+  difference = digests.data_difference(previous, current)
+  if difference:
+    name, how = difference
+    raise UserError(
+        f"{os.path.join(data_dir, name)} is not the data the run in {output_dir} trained on "
+        f"({how}; was the data generated anew since?): resuming would read other examples; "
+        f"pass the --data_dir it trained on, or train in a new --output_dir "
+        f"(--warm_start_from={output_dir} starts from its weights)")
 
 
 def check_same_vocabulary(output_dir, previous, vocab_paths):
@@ -192,7 +211,7 @@ def read_run(output_dir):
   if checkpoint_paths(output_dir):  # Without a checkpoint, that is the error to report.
     for name in dict.fromkeys(description.vocab_files):
       read_model_file(os.path.join(output_dir, name), RESTORE)
-    digests.check_vocabulary(output_dir, description)
+    digests.check_vocabulary(_copies(output_dir, description), description)
   check_model_fits(hparams, description.input_vocab_size, description.target_vocab_size,
                    f"{os.path.join(output_dir, HPARAMS_FILE)} and "
                    f"{os.path.join(output_dir, RUN_FILE)} describe")

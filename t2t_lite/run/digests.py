@@ -6,8 +6,8 @@
 t2t-trainer records them when it describes the run. Every command that reads the run
 checks the vocabulary copies against them (`check_vocabulary`): a copy swapped for
 another model of the same size would otherwise decode, and export, silently wrong. A
-resumed run also checks the data directory's train marker (`check_data`): the data it
-trained on, not data generated anew since. A run written before digests were recorded
+resumed run also compares the data directory's train marker (`data_difference`): the data
+it trained on, not data generated anew since. A run written before digests were recorded
 has none, and nothing is checked.
 """
 
@@ -44,31 +44,26 @@ def check_field(values, name, path, remedy):
                       f"digests (64 hex digits)", remedy)
 
 
-def check_vocabulary(output_dir, description):
-  """UserError when a vocabulary copy in output_dir is not the file run.json's digest
-  names: what differs and what to do."""
+def check_vocabulary(copies, description):
+  """UserError when a vocabulary copy is not the file run.json's digest names: what differs
+  and what to do. copies: {file name: the path of the run's copy}."""
   for name, recorded in description.vocab_sha256.items():
-    path = os.path.join(output_dir, name)
+    path = copies[name]
     found = file_sha256(path, remedy="restore it from a copy of the run")
     if found != recorded:
       raise UserError(
-          f"{path} is not the vocabulary the run in {output_dir} was trained with (SHA-256 "
-          f"{found[:12]}..., run.json records {recorded[:12]}...): its model knows only that "
-          f"vocabulary's ids; put the run's own file back (the --data_dir it was trained "
-          f"on holds it) or restore the run from a copy")
+          f"{path} is not the vocabulary its run was trained with (SHA-256 {found[:12]}..., "
+          f"run.json records {recorded[:12]}...): its model knows only that vocabulary's "
+          f"ids; put the run's own file back (the --data_dir it was trained on holds it) or "
+          f"restore the run from a copy")
 
 
-def check_data(output_dir, previous, current, data_dir):
-  """UserError when the data directory's marker differs from the one the run in
-  output_dir recorded (`previous`, its RunDescription) as it resumes on `current`'s."""
+def data_difference(previous, current):
+  """(marker name, how it differs) for the first data marker the run recorded (`previous`,
+  its RunDescription) that `current`'s data directory does not match, or None."""
   for name, recorded in previous.data_sha256.items():
     found = current.data_sha256.get(name)
-    if found == recorded:
-      continue
-    how = ("it is missing" if found is None else
-           "its SHA-256 differs from the one run.json records")
-    raise UserError(
-        f"{os.path.join(data_dir, name)} is not the data the run in {output_dir} trained on "
-        f"({how}; was the data generated anew since?): resuming would read other examples; "
-        f"pass the --data_dir it trained on, or train in a new --output_dir "
-        f"(--warm_start_from={output_dir} starts from its weights)")
+    if found != recorded:
+      return name, ("it is missing" if found is None else
+                    "its SHA-256 differs from the one run.json records")
+  return None

@@ -1,4 +1,5 @@
-"""A trained run as one object: its hparams, problem, vocabularies, model and strategy.
+"""A run directory as one object: its hparams, problem, vocabularies, model and strategy,
+and a training run's hold on the directory.
 
     run = Run.open("RUN")                          # weights of its newest readable checkpoint
     run.translate(["Resumption of the session"])   # one output line per input line
@@ -10,16 +11,30 @@
 What a run directory holds is in `t2t_lite.run.description`; its checkpoints in
 `t2t_lite.run.checkpoints`. The registries load the built-in problems and
 models on first lookup, so `Run.open` works from plain Python.
+
+A training run owns its directory (`Run.training`, by `owning`): one writer at a time, and
+no stub left by a start that failed. The chief holds the directory's writer lock
+(`t2t_lite.files.writer_lock`) throughout; other workers of a multi-worker run write only
+their scratch files there and take no lock. When the block fails (any exception, Ctrl-C
+included) before it saved a checkpoint, what it wrote is undone: a directory it created is
+removed, and in a directory that was there before, the files and directories it added
+(summaries included) are removed and the run description files it rewrote (hparams.json,
+run.json, the hparams history) get their earlier content back. A block that saved a
+checkpoint keeps everything: the run has something of value, and resuming it needs its files.
 """
 
 import contextlib
 import os
+import shutil
 
 from absl import logging
 import tensorflow as tf
 
 from t2t_lite.data.vocabulary import Vocabulary
+from t2t_lite.distribute.cluster import is_chief_process
 from t2t_lite.errors import UserError
+from t2t_lite.files import writer_lock
+from t2t_lite.files.atomic_files import write_bytes_atomic
 from t2t_lite.models.building import built_model
 from t2t_lite.registry import MODELS, PROBLEMS
 from t2t_lite.run import description as run_files
@@ -27,8 +42,8 @@ from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import (Checkpoints, UnreadableCheckpoint, checkpoint_exists,
                                       checkpoint_paths, restore_checkpoint, restore_newest,
                                       write_only_checkpoint)
-from t2t_lite.run.ownership import owning
-from t2t_lite.run.run_layout import best_dir, check_run_directory_name, worker_scratch
+from t2t_lite.run.run_layout import (CURVES_FILE, HISTORY_FILE, HPARAMS_FILE, RUN_FILE,
+                                     best_dir, check_run_directory_name, worker_scratch)
 from t2t_lite.run.translating import Translating
 from t2t_lite.distribute.strategy import is_chief, make_strategy
 
@@ -89,8 +104,8 @@ class Run(Translating):
   def training(cls, output_dir, problem, hparams, data_dir, **create_args):
     """The run t2t-trainer trains in the block, created or resumed (`create`, writing its
     description at its first save), its directory owned by this process throughout
-    (`t2t_lite.run.ownership`): made when missing, held by the writer lock, and put back
-    as it was when the block fails before a checkpoint is saved."""
+    (`owning`): made when missing, held by the writer lock, and put back as it was when the
+    block fails before a checkpoint is saved."""
     with owning(output_dir):
       yield cls.create(output_dir, problem, hparams, data_dir, write=False, **create_args)
 
@@ -125,10 +140,30 @@ class Run(Translating):
     run_files.copy_description(self.output_dir, directory)
     return os.path.basename(write_only_checkpoint(directory, step, model=self.model))
 
+  def summary_dir(self, split):
+    """RUN/train or RUN/eval: the run's TensorBoard summaries of `split` (the layout's
+    TRAIN_SUMMARIES or EVAL_SUMMARIES)."""
+    return os.path.join(self.output_dir, split)
+
   def summary_writer(self, split):
-    """TensorBoard's writer of the run's summaries of `split` (the layout's TRAIN_SUMMARIES
-    or EVAL_SUMMARIES folder)."""
-    return tf.summary.create_file_writer(os.path.join(self.output_dir, split))
+    """TensorBoard's writer of the run's summaries of `split`."""
+    return tf.summary.create_file_writer(self.summary_dir(split))
+
+  @property
+  def curves_path(self):
+    """RUN/curves.png: the picture of the run's curves (`t2t_lite.training.curves`)."""
+    return os.path.join(self.output_dir, CURVES_FILE)
+
+  @property
+  def location(self):
+    """The run directory's absolute path: where every worker of the run writes."""
+    return os.path.abspath(self.output_dir)
+
+  def latest_checkpoint(self):
+    """The newest checkpoint the run's state file lists (what a resume starts from), or
+    None."""
+    paths = checkpoint_paths(self.output_dir)
+    return paths[-1] if paths else None
 
   @classmethod
   def read(cls, output_dir, strategy=None):
@@ -240,3 +275,62 @@ class Run(Translating):
     if self.model is None:
       raise UserError(f"{self.output_dir}: no model to decode with; use Run.open, or "
                       f"build_model or restore first")
+
+
+# The run description files a start rewrites (and a failed start puts back).
+RESTORED_FILES = (HPARAMS_FILE, RUN_FILE, HISTORY_FILE)
+
+
+@contextlib.contextmanager
+def owning(output_dir):
+  """`Run.training`'s hold on `output_dir` inside the block (the module doc)."""
+  if not is_chief_process():
+    yield
+    return
+  output_dir = os.path.abspath(output_dir)
+  existed = os.path.isdir(output_dir)
+  entries = _entries(output_dir) if existed else set()
+  saved = {name: _read(os.path.join(output_dir, name)) for name in RESTORED_FILES}
+  with writer_lock.holding(output_dir):
+    checkpoints = checkpoint_paths(output_dir) if existed else []
+    try:
+      yield
+    except BaseException:
+      if checkpoint_paths(output_dir) == checkpoints:
+        _undo_start(output_dir, existed, entries, saved)
+      raise
+
+
+def _undo_start(output_dir, existed, entries, saved):
+  """Removes what a failed start wrote: the module doc."""
+  if not existed:
+    shutil.rmtree(output_dir, ignore_errors=True)
+    logging.info("removed %s: the run that was to start there failed before its first "
+                 "checkpoint", output_dir)
+    return
+  for name in sorted(_entries(output_dir) - entries - {writer_lock.LOCK_NAME}):
+    path = os.path.join(output_dir, name)
+    if os.path.isdir(path) and not os.path.islink(path):
+      shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):  # Not inside a directory removed before it.
+      os.remove(path)
+  for name, content in saved.items():
+    if content is not None and _read(os.path.join(output_dir, name)) != content:
+      write_bytes_atomic(os.path.join(output_dir, name), content)
+
+
+def _entries(directory):
+  """The relative paths of every file and directory under `directory`."""
+  entries = set()
+  for root, directories, files in os.walk(directory):
+    entries.update(os.path.relpath(os.path.join(root, name), directory)
+                   for name in directories + files)
+  return entries
+
+
+def _read(path):
+  try:
+    with open(path, "rb") as f:
+      return f.read()
+  except OSError:
+    return None

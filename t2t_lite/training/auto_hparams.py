@@ -1,12 +1,13 @@
 """transformer_auto: hparams chosen for the corpus and the training budget.
 
-    hparams, line = auto_hparams.for_run(base, problem, data_dir, config, overrides)
+    hparams, line = auto_hparams.for_run(base, problem, data_dir, config, overrides, begun)
 
 t2t-trainer --hparams_set=transformer_auto calls this once, when a run starts: from the
 training split's size and lengths (what t2t-datagen recorded) and the budget
 (--train_minutes on this machine, or --train_steps), it picks the model's width, the
 batch, the warmup and peak learning rate, dropout and the longest example, and says what
-it chose and why in one line; a resumed run keeps the choice its hparams.json holds.
+it chose and why in one line; a resumed run keeps the choice its hparams.json holds
+(`begun`: `t2t_lite.training.trainer.begun_hparams`).
 
 The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"):
   - the model: transformer_tiny_multi30k's shape (pre-norm, 4 layers, d_model 128,
@@ -147,16 +148,15 @@ def peak_constant(hidden_size, warmup):
   return round(PEAK_LEARNING_RATE * math.sqrt(hidden_size * warmup), 4)
 
 
-def for_run(base, problem, data_dir, config, overrides=""):
+def for_run(base, problem, data_dir, config, overrides, begun):
   """transformer_auto's choice for t2t-trainer's run -> (HParams, the line to print). A run
-  that has begun keeps its hparams.json (with `overrides` applied)."""
-  from t2t_lite.run import description as run_files  # TensorFlow: only when training.
+  that has begun keeps its hparams.json (`begun`: those HParams, or None for a new run),
+  with `overrides` applied."""
   from t2t_lite.run.run_layout import HPARAMS_FILE
   from t2t_lite.training.cost import cpu_peak
-  if run_files.has_run(config.output_dir):
-    hparams = run_files.read_hparams(config.output_dir).override(overrides)
-    return hparams, (f"{AUTO_SET}: {config.output_dir} keeps the choice made at its start "
-                     f"({HPARAMS_FILE})")
+  if begun is not None:
+    return begun.override(overrides), (f"{AUTO_SET}: the run in --output_dir keeps the "
+                                       f"choice made at its start (its {HPARAMS_FILE})")
   budget = budget_of(config, cpu_peak()[0])  # cpu_peak: a matmul, once a machine.
   return overridden(*choose(base, Corpus.of(problem, data_dir), budget), overrides)
 

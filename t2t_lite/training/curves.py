@@ -1,4 +1,4 @@
-"""A run's training curves as one picture, `<output_dir>/curves.png`: no TensorBoard needed.
+"""A run's training curves as one picture, `RUN/curves.png`: no TensorBoard needed.
 
 Four panels against the step: training loss (per step, and its 50-step mean)
 with the dev loss, the dev decoding metric (BLEU, or F1 for parsing), the
@@ -7,8 +7,9 @@ summaries (`train/` and `eval/` event files) once, so the picture of a resumed
 run shows its whole history, then keeps what training adds in memory; any run
 can also be drawn afterwards:
 
-    from t2t_lite.training.curves import write_curves
-    write_curves("runs/multi30k")          # -> runs/multi30k/curves.png
+    from t2t_lite.run import Run
+    from t2t_lite.training.curves import Curves
+    Curves.for_run(Run.read("runs/multi30k")).draw()   # -> runs/multi30k/curves.png
 """
 
 import collections
@@ -17,10 +18,8 @@ import os
 
 import numpy as np
 
-from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import atomic_write_path
-from t2t_lite.run.description import read_description
-from t2t_lite.run.run_layout import CURVES_FILE, EVAL_SUMMARIES, TRAIN_SUMMARIES
+from t2t_lite.run.run_layout import EVAL_SUMMARIES, TRAIN_SUMMARIES
 
 MEAN_WINDOW = 50          # Steps in the training loss's running mean.
 # The dev decoding metrics a problem reports (`DevDecoding.evaluate`) -> their names.
@@ -67,38 +66,45 @@ def running_mean(values, window):
 
 class Curves:
   """A run's scalars by split ("train", "eval"), tag and step: read from its summaries
-  once, then extended by `add` as training writes new ones."""
+  once, then extended by `add` as training writes new ones.
 
-  def __init__(self, output_dir):
-    self.output_dir = output_dir
-    self.path = os.path.join(output_dir, CURVES_FILE)  # The picture `draw` writes.
+  path: the picture `draw` writes; summary_dirs: {split: the folder of its summaries};
+  title: the picture's.
+  """
+
+  def __init__(self, path, summary_dirs, title):
+    self.path, self.title = path, title
     self.series = {split: {tag: dict(zip(steps, values)) for tag, (steps, values) in
-                           read_scalars(os.path.join(output_dir, split)).items()}
+                           read_scalars(summary_dirs[split]).items()}
                    for split in (TRAIN_SUMMARIES, EVAL_SUMMARIES)}
+
+  @classmethod
+  def for_run(cls, run):
+    """The curves of `run` (a `t2t_lite.run.Run`), drawn into RUN/curves.png under the
+    title "<run directory's name>: <problem>, <hparams set>"."""
+    flags = run.description.flags
+    names = [flags[k] for k in ("problem", "hparams_set") if flags.get(k)]
+    title = os.path.basename(run.location) + (f": {', '.join(names)}" if names else "")
+    return cls(run.curves_path, {split: run.summary_dir(split)
+                                 for split in (TRAIN_SUMMARIES, EVAL_SUMMARIES)}, title)
 
   def add(self, split, step, values):
     """values: {tag: number} of `split` at `step`."""
     for tag, value in values.items():
       self.series[split].setdefault(tag, {})[int(step)] = float(value)
 
-  def draw(self, title=None):
-    """Draws `<output_dir>/curves.png` (written atomically); returns its path, or None
-    when there is nothing to draw yet."""
+  def draw(self):
+    """Draws the picture at `path` (written atomically); returns its path, or None when
+    there is nothing to draw yet."""
     train, dev = ({tag: (sorted(by_step), [by_step[s] for s in sorted(by_step)])
                    for tag, by_step in self.series[split].items()}
                   for split in (TRAIN_SUMMARIES, EVAL_SUMMARIES))
     if not train and not dev:
       return None
-    figure = _figure(train, dev, title or _run_title(self.output_dir))
+    figure = _figure(train, dev, self.title)
     with atomic_write_path(self.path) as partial:
       figure.savefig(partial, format="png", dpi=100)
     return self.path
-
-
-def write_curves(output_dir, title=None):
-  """Draws a run's curves from its summaries into `<output_dir>/curves.png`; returns its
-  path, or None when the run has no summaries yet."""
-  return Curves(output_dir).draw(title)
 
 
 def _figure(train, dev, title):
@@ -133,17 +139,6 @@ def _figure(train, dev, title):
     _panel(panel, label)
   figure.suptitle(title)
   return figure
-
-
-def _run_title(output_dir):
-  """"<run directory>: <problem>, <hparams set>" from the run's run.json, when it has one."""
-  title = os.path.basename(os.path.abspath(output_dir))
-  try:
-    flags = read_description(output_dir).flags
-  except UserError:  # Not (yet) a described run: its folder's name alone.
-    return title
-  names = [flags[k] for k in ("problem", "hparams_set") if flags.get(k)]
-  return f"{title}: {', '.join(names)}" if names else title
 
 
 def _panel(axis, title, legend=False):

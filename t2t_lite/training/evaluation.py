@@ -65,3 +65,14 @@ def perplexity(nll):
   """exp(nll) of a per-token negative log-likelihood, capped at e^700 so that a huge
   (diverging) loss never overflows."""
   return math.exp(min(float(nll), 700.0))
+
+
+def eval_line(step, results):
+  """The line of an evaluation at `step`: its metrics, and its decoding's when it has one."""
+  line = (f"eval at step {step}: loss {results['loss']:.4f}, accuracy "
+          f"{results['accuracy']:.4f}, perplexity {results['perplexity']:.2f} "
+          f"({results['tokens']:.0f} tokens)")
+  if "decoded" in results:
+    name, value, description = results["decoded"]
+    line += f", {name} {value:.2f} ({description})"
+  return line

@@ -202,14 +202,14 @@ class TimeLimit:
     return (f"--train_minutes={self.minutes:g} reached ({self.trained_seconds() / 60:.1f} "
             f"minutes trained): saved {path} at step {step}; {TO_TRAIN_LONGER}")
 
-  def nothing_to_do(self, output_dir, step, learning_rate=None, decays=False):
-    """The line of a run started again once it has trained its minutes, at `step`, whose
-    last step had `learning_rate` (None: not known); `decays`: its schedule decays to 0 at
-    the end of the minutes (linear_decay)."""
+  def nothing_to_do(self, step, learning_rate=None, decays=False):
+    """The rest of the line, after the run directory's name, of a run started again once
+    it has trained its minutes, at `step`: its last step had `learning_rate` (None: not
+    known); `decays`: its schedule decays to 0 at the end of the minutes (linear_decay)."""
     rate = "" if learning_rate is None else (
         f", the learning rate decayed to {learning_rate:.2g}" if decays
         else f", learning rate {learning_rate:.2g}")
-    return (f"{output_dir} has trained its --train_minutes={self.minutes:g} "
+    return (f"has trained its --train_minutes={self.minutes:g} "
             f"({self.trained_seconds() / 60:.1f} minutes, step {step}{rate}); nothing to do: "
             f"{TO_TRAIN_LONGER}")
 

@@ -21,6 +21,7 @@ from t2t_lite.data.batching import xla_bucket_note
 from t2t_lite.errors import UserError
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths
+from t2t_lite.run.description import has_run, read_hparams
 from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import EVAL_SUMMARIES, TRAIN_SUMMARIES, check_run_directory_name
 from t2t_lite.distribute.strategy import (device_names, is_chief, is_multi_worker, make_strategy,
@@ -31,7 +32,7 @@ from t2t_lite.training.dev_decoding import DevDecoding
 from t2t_lite.training.divergence import LossWatch, check_loss
 from t2t_lite.training.early_stopping import MetricWatch
 from t2t_lite.training.eval_timer import EvalTimer
-from t2t_lite.training.evaluation import Evaluator, perplexity
+from t2t_lite.training.evaluation import Evaluator, eval_line, perplexity
 from t2t_lite.training.lost_worker import PEER_ERRORS, lost_worker_error
 from t2t_lite.training.optimization import build_optimizer, learning_rate_schedule
 from t2t_lite.training.precision import dtype_policy, skipped_updates_line
@@ -146,14 +147,10 @@ def _dev_decoding(run, data_dir, config):
                                config.eval_decode_sentences)
 
 
-def eval_line(step, results):
-  line = (f"eval at step {step}: loss {results['loss']:.4f}, accuracy "
-          f"{results['accuracy']:.4f}, perplexity {results['perplexity']:.2f} "
-          f"({results['tokens']:.0f} tokens)")
-  if "decoded" in results:
-    name, value, description = results["decoded"]
-    line += f", {name} {value:.2f} ({description})"
-  return line
+def begun_hparams(config):
+  """The HParams of the run begun in config.output_dir (its hparams.json), or None when no
+  run has begun there."""
+  return read_hparams(config.output_dir) if has_run(config.output_dir) else None
 
 
 def _check_output_dir(config):
@@ -179,15 +176,16 @@ class _Loop:
     self.optimizer, self.train_step = optimizer, train_step
     self.checkpoints, self.evaluator = checkpoints, evaluator
     self.chief = is_chief(self.strategy)
-    self.curves = Curves(run.output_dir) if self.chief else None  # curves.png's history.
+    self.curves = Curves.for_run(run) if self.chief else None  # curves.png's history.
     self.multi_worker = is_multi_worker(self.strategy)
     self.eval_timer = EvalTimer.for_config(config, self.multi_worker)
     # The run's training time: what its checkpoint kept, and this loop's (saved with each
     # checkpoint); --train_minutes limit it.
     self.trained_time = trained_time
-    self.time_limit = TimeLimit(config.train_minutes, trained_time.seconds(), self.step())
+    self.time_limit = TimeLimit(config.train_minutes, trained_time.seconds(), self.step_now())
 
-  def step(self):
+  def step_now(self):
+    """The step the run is at: its optimizer's update count."""
     return current_step(self.optimizer)
 
   @functools.cached_property
@@ -208,7 +206,7 @@ class _Loop:
     """Trains to the end (steps, minutes, a signal or early stopping) -> the last
     evaluation's results, or None."""
     try:
-      return self._step_until_stopped(train_input, resumed)
+      return self._train_until_stopped(train_input, resumed)
     except PEER_ERRORS as error:  # Collective operations failed.
       if not self.multi_worker:
         raise
@@ -223,17 +221,17 @@ class _Loop:
       if name in self.__dict__:  # Made (functools.cached_property keeps it there).
         self.__dict__.pop(name).close()
 
-  def _step_until_stopped(self, train_input, resumed):
+  def _train_until_stopped(self, train_input, resumed):
     config = self.config
-    step = self.step()
+    step = self.step_now()
     if step >= config.train_steps:
       print(f"{self.run.output_dir} is already at step {step} >= --train_steps="
             f"{config.train_steps}; nothing to do", flush=True)
       return None
     time_limit = self.time_limit
     if time_limit.reached():
-      print(time_limit.nothing_to_do(self.run.output_dir, step, self._learning_rate_at(step),
-                                     self.schedule.decays_to_the_end), flush=True)
+      print(f"{self.run.output_dir} " + time_limit.nothing_to_do(
+          step, self._learning_rate_at(step), self.schedule.decays_to_the_end), flush=True)
       return None
     if resumed:
       print(f"resuming from {resumed} (step {step})", flush=True)
@@ -256,10 +254,10 @@ class _Loop:
       # loop then records the time that reached it (a restart has nothing to do).
       while step < config.train_steps and not stopping:
         self._move_the_end(time_limit, step)
-        stats = self._step(train_input, votes=(float(bool(stop.signal_name)),
-                                                float(self.checkpoints.due_by_time())))
+        stats = self._train_one_step(train_input, votes=(
+            float(bool(stop.signal_name)), float(self.checkpoints.due_by_time())))
         learning_rate = stats["learning_rate"]
-        previous, step = step, self.step()
+        previous, step = step, self.step_now()
         loss = stats["loss_sum"] / max(stats["tokens"], 1.0)
         check_loss(step, loss, self.target_vocab_size, self.checkpoints.latest)
         losses.check(step, loss, self.checkpoints.latest)
@@ -311,7 +309,7 @@ class _Loop:
       return None
     return self.curves.series[TRAIN_SUMMARIES].get("learning_rate", {}).get(step)
 
-  def _step(self, train_input, votes):
+  def _train_one_step(self, train_input, votes):
     """One training step from `train_input`, whose position it advances -> its stats."""
     stats = self.train_step(train_input.iterator, votes)
     train_input.advance(stats["batches"])

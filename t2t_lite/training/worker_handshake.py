@@ -13,13 +13,11 @@ alone: nothing is computed or exchanged.
 """
 
 import json
-import os
 
 import numpy as np
 import tensorflow as tf
 
 from t2t_lite import __version__
-from t2t_lite.run.checkpoints import checkpoint_paths
 from t2t_lite.run.digests import data_digests
 from t2t_lite.run.run_layout import checkpoint_step
 from t2t_lite.distribute.strategy import is_chief, is_multi_worker
@@ -45,7 +43,7 @@ def check_workers_agree(run, config, data_dir):
     return
   resolver = strategy.cluster_resolver
   task = Task(resolver.task_type or "worker", resolver.task_id or 0, is_chief(strategy))
-  latest = _latest_checkpoint(config.output_dir)
+  latest = run.latest_checkpoint()
   values = agreement_values(run, config, data_dir, latest)
   try:
     rows = _gather(strategy, digest_row(task, values))
@@ -73,14 +71,8 @@ def agreement_values(run, config, data_dir, latest_checkpoint):
       "hparams": run.hparams.to_json(),
       "settings": json.dumps({name: getattr(config, name) for name in SHARED_SETTINGS},
                              sort_keys=True),
-      "output_dir": os.path.abspath(config.output_dir),
+      "output_dir": run.location,
       "resume_step": str(checkpoint_step(latest_checkpoint) if latest_checkpoint else 0)}
-
-
-def _latest_checkpoint(output_dir):
-  """The newest checkpoint the run's state file lists (what a resume starts from), or None."""
-  paths = checkpoint_paths(output_dir) if os.path.isdir(output_dir) else []
-  return paths[-1] if paths else None
 
 
 def _gather(strategy, row):
