@@ -130,7 +130,8 @@ def test_what_a_worker_digests(tmp_path):
       description=types.SimpleNamespace(
           problem="translate_from_files", model="transformer",
           vocab_sha256={"vocab.model": "cd" * 32}, data_sha256={"t-train.json": "ab" * 32}),
-      hparams=types.SimpleNamespace(to_json=lambda: json.dumps(HPARAMS)))
+      hparams=types.SimpleNamespace(to_json=lambda: json.dumps(HPARAMS)),
+      location=str(output_dir))  # Run.location: the run directory's absolute path.
   config = TrainConfig(output_dir=str(output_dir), train_steps=10)
   values = agreement_values(run, config, str(data_dir), None)
   assert sorted(values) == sorted(FIELD_KEYS)
