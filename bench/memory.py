@@ -56,8 +56,8 @@ def _train(implementation, xla):
   inputs, targets = configs.random_batch(configs.TRAIN_VOCAB_SIZE)
   args = (configs.BASE, configs.TRAIN_VOCAB_SIZE, inputs, targets)
   if implementation == "ours":
-    from bench import ours
-    step = ours.train_step(*args, jit_compile=xla)
+    from t2t_lite.training.step_pace import fixed_batch_step
+    step = fixed_batch_step(*args, jit_compile=xla)
   elif implementation == "torch":
     from bench.peers.torch_transformer import TorchTrainer
     step = TorchTrainer(*args)

@@ -1,4 +1,5 @@
-"""t2t_lite's side of the benchmarks: the real `TrainStep`, `decode_ids`, and an uncached decoder.
+"""t2t_lite's side of the benchmarks: models, `decode_ids`, and an uncached decoder (the real
+`TrainStep` on a fixed batch is t2t_lite.training.step_pace.fixed_batch_step).
 
 `ForcedLength` (bench/forced_length.py) and `Uncached` wrap a `Transformer` with the
 same incremental API (`encode`, `init_cache`, `decode_step`), so the real `decode_ids`
@@ -20,9 +21,6 @@ from t2t_lite.decoding.lengths import write_column
 from t2t_lite.decoding.model_decoding import decode_ids
 from t2t_lite.models.building import build
 from t2t_lite.models.transformer import Transformer
-from t2t_lite.training.optimization import build_optimizer
-from t2t_lite.training.precision import dtype_policy
-from t2t_lite.training.train_step import TrainStep
 
 
 def build_model(hparams, vocab_size, seed=0):
@@ -31,29 +29,6 @@ def build_model(hparams, vocab_size, seed=0):
   model = Transformer(hparams, vocab_size, vocab_size)
   build(model)
   return model
-
-
-def train_step(hparams, vocab_size, inputs, targets, jit_compile, mixed_precision=None):
-  """-> a callable running one real `TrainStep` (default strategy) on a fixed batch.
-
-  inputs, targets: [batch, length] int32 ids. The callable returns the step's
-  statistics (floats), so it blocks until the update is done. mixed_precision:
-  the model computes in that dtype: built, traced and run under Keras's dtype
-  policy "mixed_<that>", as t2t-trainer --mixed_precision runs.
-  """
-  with dtype_policy(mixed_precision):
-    model = build_model(hparams, vocab_size)
-    optimizer = build_optimizer(hparams)
-    optimizer.build(model.trainable_variables)
-  step = TrainStep(tf.distribute.get_strategy(), model, optimizer, hparams.label_smoothing,
-                   jit_compile=jit_compile)
-  features = {"inputs": tf.constant(inputs, tf.int32), "targets": tf.constant(targets, tf.int32)}
-  iterator = iter(tf.data.Dataset.from_tensors(features).repeat())
-
-  def run():
-    with dtype_policy(mixed_precision):
-      return step(iterator)
-  return run
 
 
 class Uncached(ForcedLength):

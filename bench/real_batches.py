@@ -34,6 +34,7 @@ from bench import configs, ours, report
 from bench.timing import interleaved_medians
 from t2t_lite.training.curves import read_scalar_events
 from t2t_lite.training.optimization import build_optimizer
+from t2t_lite.training.step_pace import fixed_batch_step
 from t2t_lite.training.train_step import TrainStep
 
 PROBLEM = "translate_ende_multi30k"
@@ -80,7 +81,7 @@ class StepRates:
     vocab_size, _ = problem.vocab_sizes(data_dir)
     inputs, _ = configs.random_batch(vocab_size, sentences, input_width, seed=0)
     _, targets = configs.random_batch(vocab_size, sentences, target_width, seed=1)
-    self.fixed_step = ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=xla)
+    self.fixed_step = fixed_batch_step(hparams, vocab_size, inputs, targets, jit_compile=xla)
     model = ours.build_model(hparams, vocab_size)
     optimizer = build_optimizer(hparams)
     optimizer.build(model.trainable_variables)

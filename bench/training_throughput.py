@@ -55,16 +55,16 @@ def training_runs(framework, hparams, vocab_size, inputs, targets, notes, extra,
   compiled, under autocast).
   """
   if framework == "t2t_lite":
-    from bench import ours
-    runs = {OURS_GRAPH: ours.train_step(hparams, vocab_size, inputs, targets,
+    from t2t_lite.training.step_pace import fixed_batch_step
+    runs = {OURS_GRAPH: fixed_batch_step(hparams, vocab_size, inputs, targets,
                                         jit_compile=False)}
     if mixed_precision:
-      runs[f"{OURS_GRAPH}, mixed {mixed_precision}"] = ours.train_step(
+      runs[f"{OURS_GRAPH}, mixed {mixed_precision}"] = fixed_batch_step(
           hparams, vocab_size, inputs, targets, jit_compile=False,
           mixed_precision=mixed_precision)
     if extra:
-      runs[OURS_XLA] = ours.train_step(hparams, vocab_size, inputs, targets, jit_compile=True)
-      runs[OURS_AS_KERAS_HUB] = ours.train_step(dataclasses.replace(hparams, relu_dropout=0.0),
+      runs[OURS_XLA] = fixed_batch_step(hparams, vocab_size, inputs, targets, jit_compile=True)
+      runs[OURS_AS_KERAS_HUB] = fixed_batch_step(dataclasses.replace(hparams, relu_dropout=0.0),
                                                 vocab_size, inputs, targets, jit_compile=False)
     return runs
   if _note_missing(framework, notes):

@@ -6,8 +6,7 @@ import pytest
 
 from t2t_lite.registry import HPARAMS
 from t2t_lite.training import auto_hparams
-from t2t_lite.training.auto_hparams import Budget, Corpus, budget_of, choose, overridden
-from t2t_lite.training.config import TrainConfig
+from t2t_lite.training.auto_hparams import Budget, Corpus, choose
 from t2t_lite.training.optimization import learning_rate_schedule
 
 TINY_RECIPE = HPARAMS["transformer_tiny_multi30k"]()
@@ -73,65 +72,95 @@ def test_the_peak_learning_rate_is_the_recipes_whatever_the_warmup(warmup_budget
   assert recipe_peak == pytest.approx(auto_hparams.PEAK_LEARNING_RATE, rel=1e-3)
 
 
-def test_the_budget_in_steps_follows_the_machines_speed_and_the_step_limit():
-  reference = auto_hparams.REFERENCE_PEAK_FLOPS
-  config = TrainConfig(output_dir="run", train_minutes=60)
-  here = budget_of(config, reference)
-  assert here.steps == int(60 * 60 * auto_hparams.TRAINING_SHARE
-                           * auto_hparams.REFERENCE_STEPS_PER_SECOND)
-  assert budget_of(config, reference / 2).steps == pytest.approx(here.steps / 2, abs=1)
-  assert budget_of(TrainConfig(output_dir="run", train_minutes=60, train_steps=500),
-                   reference).steps == 500
-  assert budget_of(TrainConfig(output_dir="run", train_steps=3000), reference) == Budget(3000)
-  assert "60 minutes" in here.describe() and "3,000 steps" == Budget(3000).describe()
+def paced(steps_per_second_at_4096, seen=None):
+  """A pace of the given steps a second in batches of 4,096 tokens, the same tokens a
+  second in any batch; `seen` collects the hparams it was asked about."""
+  def pace(hparams):
+    if seen is not None:
+      seen.append(hparams)
+    return steps_per_second_at_4096 * 4096 / hparams.batch_size, 3.0
+  return pace
 
 
-def test_minutes_in_smaller_batches_are_more_steps_and_a_longer_warmup():
-  """A small corpus's batches of 2,048 tokens: the same minutes make about twice the steps
-  (a little under: fewer tokens a second), and the warmup is a quarter of those."""
-  config = TrainConfig(output_dir="run", train_minutes=20)
-  budget = budget_of(config, auto_hparams.REFERENCE_PEAK_FLOPS)
+def test_minutes_are_the_steps_the_measured_pace_makes_at_most_the_step_limit():
+  hparams = dataclasses.replace(TINY_RECIPE, batch_size=4096)
+  budget = Budget(steps=250000, minutes=60, pace=paced(2.0))
+  steps, reckoned = budget.steps_for(hparams)
+  assert steps == int(60 * 60 * auto_hparams.TRAINING_SHARE * 2.0)
+  assert reckoned == (f"60 minutes at 2.00 steps a second (this choice, measured on this "
+                      f"machine in 3 s): about {steps:,} steps")
+  assert Budget(steps=500, minutes=60, pace=paced(2.0)).steps_for(hparams)[0] == 500
+  assert Budget(3000).steps_for(hparams) == (3000, "3,000 steps")
+
+
+def test_the_warmup_is_a_quarter_of_the_steps_of_the_choice_as_it_will_train():
+  """The pace is measured for the hparams that will train (the chosen batch, or the one
+  given with --hparams): a small corpus's batches of 2,048 tokens make twice the steps of
+  4,096 in the same minutes, and its warmup is a quarter of those."""
   small = Corpus(pairs=5000, p99_length=120, vocab_size=4096)
-  chosen, line = choose(TINY_RECIPE, small, budget)
-  pace = (auto_hparams.REFERENCE_STEPS_PER_SECOND * 2
-          * auto_hparams.SMALL_BATCH_TOKEN_RATE)
-  steps = int(20 * 60 * auto_hparams.TRAINING_SHARE * pace)
-  assert chosen.batch_size == 2048 and steps > 1.8 * budget.steps
+  seen = []
+  chosen, line = choose(TINY_RECIPE, small, Budget(250000, 20, paced(1.0, seen)))
+  steps = int(20 * 60 * auto_hparams.TRAINING_SHARE * 2.0)
+  assert [hparams.batch_size for hparams in seen] == [2048] and chosen.batch_size == 2048
   assert chosen.learning_rate_warmup_steps == steps // 4
-  assert f"about {pace:.1f} steps a second on this machine: about {steps:,} steps" in line
-  limited = budget_of(TrainConfig(output_dir="run", train_minutes=20, train_steps=3000),
-                      auto_hparams.REFERENCE_PEAK_FLOPS)
-  assert limited.at_batch(2048).steps == 3000
+  assert f"at 2.00 steps a second (this choice, measured on this machine in 3 s): about " \
+         f"{steps:,} steps" in line
+  given, line = choose(TINY_RECIPE, small, Budget(250000, 20, paced(1.0, seen)),
+                       "batch_size=4096")
+  assert seen[-1].batch_size == 4096 and given.learning_rate_warmup_steps == steps // 8
+  assert line.endswith(" (--hparams=batch_size=4096 given over the choice)")
+
+
+class Split:
+  """What a problem's split_info gives the rule."""
+  examples = 4
+  length_counts = {10: 3, 50: 1}
+
+
+class Problem:
+  def split_info(self, split, data_dir):
+    return Split()
+
+  def vocab_sizes(self, data_dir):
+    return (4000, 8000)
+
+
+def test_a_batchs_typical_row_is_the_mean_length_weighted_by_tokens():
+  """Three pairs of 10 tokens and one of 50: a batch of fixed tokens holds 30 tokens of
+  the short pairs for every 50 of the long: rows of (30 x 10 + 50 x 50) / 80 = 35 tokens."""
+  assert Corpus.of(Problem(), "data") == Corpus(pairs=4, p99_length=50, vocab_size=8000,
+                                                row_length=35)
 
 
 def test_overrides_go_over_the_choice_and_the_line_says_so():
-  chosen, line = choose(TINY_RECIPE, Corpus(pairs=5000, p99_length=100, vocab_size=4096),
-                        Budget(steps=2000))
-  same = overridden(chosen, line, "")
-  assert same == (chosen, line)
-  hparams, said = overridden(chosen, line, "layer_prepostprocess_dropout=0.1,batch_size=4096")
+  budget = Budget(steps=2000)
+  corpus = Corpus(pairs=5000, p99_length=100, vocab_size=4096)
+  chosen, line = choose(TINY_RECIPE, corpus, budget)
+  hparams, said = choose(TINY_RECIPE, corpus, budget,
+                         "layer_prepostprocess_dropout=0.1,batch_size=4096")
   assert (hparams.layer_prepostprocess_dropout, hparams.batch_size) == (0.1, 4096)
-  assert said.startswith(line) and said.endswith(
-      "; then --hparams=layer_prepostprocess_dropout=0.1,batch_size=4096 over that")
+  assert dataclasses.replace(hparams, layer_prepostprocess_dropout=0.3,
+                             batch_size=2048) == chosen
+  assert "dropout 0.1" in said and "batches of 4,096 tokens" in said and said.endswith(
+      " (--hparams=layer_prepostprocess_dropout=0.1,batch_size=4096 given over the choice)")
 
 
 @pytest.mark.parametrize("overrides", ["learning_rate_warmup_steps=4000",
                                        "hidden_size=256,num_heads=8",
                                        "hidden_size=64,learning_rate_warmup_steps=300"])
 def test_a_warmup_or_width_given_alone_keeps_the_peak_learning_rate(overrides):
-  chosen, line = choose(TINY_RECIPE, Corpus(pairs=18000, p99_length=115, vocab_size=8192),
-                        Budget(steps=5000))
-  hparams, said = overridden(chosen, line, overrides)
+  hparams, said = choose(TINY_RECIPE, Corpus(pairs=18000, p99_length=115, vocab_size=8192),
+                         Budget(steps=5000), overrides)
   peak = float(learning_rate_schedule(hparams, end_step=10 ** 6)(
       hparams.learning_rate_warmup_steps - 1))
   # The constant is rounded to 4 decimals: a relative error below 0.5e-4 / 0.5.
   assert peak == pytest.approx(auto_hparams.PEAK_LEARNING_RATE, rel=1e-4)
-  assert f"learning_rate_constant {hparams.learning_rate_constant:g}" in said
+  assert "to a peak learning rate of 0.005" in said
 
 
 def test_a_learning_rate_constant_given_is_kept_as_given():
-  chosen, line = choose(TINY_RECIPE, Corpus(pairs=18000, p99_length=115, vocab_size=8192),
-                        Budget(steps=5000))
-  hparams, said = overridden(chosen, line, "learning_rate_warmup_steps=4000,"
-                                           "learning_rate_constant=1.5")
-  assert hparams.learning_rate_constant == 1.5 and "the peak stays" not in said
+  hparams, said = choose(TINY_RECIPE, Corpus(pairs=18000, p99_length=115, vocab_size=8192),
+                         Budget(steps=5000),
+                         "learning_rate_warmup_steps=4000,learning_rate_constant=1.5")
+  assert (hparams.learning_rate_constant, hparams.learning_rate_warmup_steps) == (1.5, 4000)
+  assert "warmup 4,000 steps to learning_rate_constant 1.5 (as given)" in said

@@ -5,8 +5,10 @@ import math
 
 import keras
 
-from bench import configs, ours
+from bench import configs
+from t2t_lite.models import building
 from t2t_lite.registry import HPARAMS
+from t2t_lite.training.step_pace import fixed_batch_step
 
 VOCAB_SIZE = 50
 
@@ -18,12 +20,12 @@ def test_the_mixed_step_computes_in_bfloat16_and_leaves_the_policy_as_it_was(mon
     built.append(build(*args, **kwargs))
     return built[-1]
 
-  build = ours.build_model
-  monkeypatch.setattr(ours, "build_model", build_model)
+  build = building.built_model
+  monkeypatch.setattr(building, "built_model", build_model)
   inputs, targets = configs.random_batch(VOCAB_SIZE, sentences=2, length=4)
   hparams = HPARAMS["transformer_test_small"]()
-  steps = {precision: ours.train_step(hparams, VOCAB_SIZE, inputs, targets, jit_compile=False,
-                                      mixed_precision=precision)
+  steps = {precision: fixed_batch_step(hparams, VOCAB_SIZE, inputs, targets, jit_compile=False,
+                                       mixed_precision=precision)
            for precision in (None, "bfloat16")}
   assert keras.mixed_precision.dtype_policy().name == "float32"
   for precision, model in zip(steps, built):

@@ -107,8 +107,8 @@ def test_each_of_the_first_processes_measures_once(tmp_path, monkeypatch):
 
 
 def test_a_process_held_to_fewer_cores_measures_its_own_peak(tmp_path, monkeypatch):
-  # Under taskset or a container's cpuset the cached peak of all the cores would overstate
-  # the pace transformer_auto plans with.
+  # Under taskset or a container's cpuset the cached peak of all the cores would understate
+  # the run's model-FLOPs utilisation.
   monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
   monkeypatch.setattr(cost, "_measured_in_this_process", True)
   monkeypatch.setattr(cost, "usable_cores", lambda: 2)

@@ -5,6 +5,7 @@ The loop and its step:
   trainer.py           the training loop: build, resume, step, evaluate, checkpoint, stop.
   config.py            every setting of t2t-trainer, each declared once.
   auto_hparams.py      transformer_auto: hparams chosen for the corpus and the budget.
+  step_pace.py         steps a second of a model on this machine, measured (--train_minutes).
   train_step.py        the distributed training step: gradients per replica, one update.
   optimization.py      the learning-rate schedule and Adam of paper section 5.3.
   fused_adam.py        Keras's Adam, updated by one fused kernel per variable (TensorFlow).

@@ -4,10 +4,11 @@
 
 t2t-trainer --hparams_set=transformer_auto calls this once, when a run starts: from the
 training split's size and lengths (what t2t-datagen recorded) and the budget
-(--train_minutes on this machine, or --train_steps), it picks the model's width, the
-batch, the warmup and peak learning rate, dropout and the longest example, and says what
-it chose and why in one line; a resumed run keeps the choice its hparams.json holds
-(`begun`: `t2t_lite.training.trainer.begun_hparams`).
+(--train_minutes at the pace this machine trains the choice, measured for a few seconds
+before the run: `t2t_lite.training.step_pace`; or --train_steps), it picks the model's
+width, the batch, the warmup and peak learning rate, dropout and the longest example, and
+says what it chose and why in one line; a resumed run keeps the choice its hparams.json
+holds (`begun`: `t2t_lite.training.trainer.begun_hparams`).
 
 The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"):
   - the model: transformer_tiny_multi30k's shape (pre-norm, 4 layers, d_model 128,
@@ -17,7 +18,8 @@ The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"
   - the schedule: the recipe's peak learning rate (5e-3 at d_model 128), reached after a
     quarter of the steps the budget gives (at most the recipe's 2,000: a 20-minute run
     with the recipe's warmup never left it), then rsqrt decay and a linear decay to 0
-    over the run's last 3,000 steps (at most its second half);
+    over the run's last 3,000 steps (at most its second half); the budget's steps are
+    those of the hparams as they will train, --hparams given over the choice included;
   - regularisation and batches by corpus size: dropout 0.2 (measured on Multi30k: 0.1
     overfits, 0.3 loses 0.9 BLEU on val) from 10,000 pairs on; below, 0.3 and batches of
     2,048 tokens, as Sennrich and Zhang (2019) advise for small corpora;
@@ -31,6 +33,7 @@ The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"
 
 import dataclasses
 import math
+import typing
 
 from t2t_lite.cli.overrides import parse_overrides
 from t2t_lite.data.report import length_percentiles
@@ -38,20 +41,11 @@ from t2t_lite.models.hyperparameters import HParams
 
 AUTO_SET = "transformer_auto"
 
-# Steps a second of the tiny shape with 4,096-token batches on 2 cores of a Zen 4 EPYC,
-# whose float32 matmul peak measured 3.87e11 FLOP/s (t2t_lite.training.cost.cpu_peak),
-# and the share of a timed run left to training by its evaluations and saves.
-REFERENCE_STEPS_PER_SECOND = 2.47
-REFERENCE_PEAK_FLOPS = 3.87e11
-REFERENCE_BATCH = 4096
+# The share of a timed run left to training steps by its input, evaluations and saves.
 TRAINING_SHARE = 0.9
-# Tokens a second of batches of 2,048 tokens against 4,096 on Europarl's long sentences, on
-# a Xeon with AMX: 0.94 for two runs side by side on both cores (2,090 against 2,230), 0.98
-# for two runs held to one core each; the lower one plans the steps.
-SMALL_BATCH_TOKEN_RATE = 0.94
-
 PEAK_LEARNING_RATE = 5e-3  # transformer_tiny_multi30k's: constant 2.53, warmup 2000, d 128.
 WARMUP_SHARE, LONGEST_WARMUP, SHORTEST_WARMUP = 0.25, 2000, 100
+RECIPE_BATCH = 4096  # transformer_tiny_multi30k's batches, for short sentences.
 SMALL_CORPUS_PAIRS = 10000  # Below: more dropout, smaller batches, a smaller vocabulary.
 LONG_SENTENCE_TOKENS = 64  # A p99 length past it: smaller batches (Europarl 115, Multi30k 40).
 
@@ -62,84 +56,84 @@ class Corpus:
   pairs: int
   p99_length: int      # Of max(source, target) tokens with EOS.
   vocab_size: int
+  # A batch's typical row: the pairs' mean length weighted by their tokens (a batch holds
+  # a fixed number of tokens, so long pairs make up more of the steps than of the pairs).
+  row_length: int = 0
 
   @classmethod
   def of(cls, problem, data_dir):
     info = problem.split_info("train", data_dir)
-    p99_length = length_percentiles(info.length_counts).get("p99", 0)
+    counts = info.length_counts
+    p99_length = length_percentiles(counts).get("p99", 0)
+    tokens = sum(length * pairs for length, pairs in counts.items())
+    row_length = round(sum(length ** 2 * pairs for length, pairs in counts.items())
+                       / max(1, tokens))
     return cls(pairs=info.examples, p99_length=p99_length,
-               vocab_size=max(problem.vocab_sizes(data_dir)))
+               vocab_size=max(problem.vocab_sizes(data_dir)), row_length=row_length)
 
 
 @dataclasses.dataclass(frozen=True)
 class Budget:
-  """How many steps the run will take: given (--train_steps), or from minutes and the pace
-  of batches of `batch_size` tokens (at most `step_limit`, --train_steps)."""
+  """How many steps the run will take: `steps` (--train_steps), or, given `minutes`
+  (--train_minutes), as many as the chosen hparams train in them on this machine, at most
+  `steps`. pace(hparams) -> (steps a second, seconds its measurement took):
+  `t2t_lite.training.step_pace.measured_pace` for a run."""
   steps: int
   minutes: float = 0.0
-  steps_per_second: float = 0.0
-  batch_size: int = REFERENCE_BATCH
-  step_limit: int = 0
+  pace: typing.Callable = None
 
-  def at_batch(self, batch_size):
-    """The same minutes in batches of `batch_size` tokens: more steps of fewer tokens."""
-    if not self.minutes or batch_size == self.batch_size:
-      return self
-    tokens_rate = SMALL_BATCH_TOKEN_RATE if batch_size < REFERENCE_BATCH else 1.0
-    pace = self.steps_per_second * self.batch_size / batch_size * tokens_rate
-    return timed_budget(self.minutes, pace, batch_size, self.step_limit)
-
-  def describe(self):
+  def steps_for(self, hparams):
+    """-> (the steps `hparams` will train, how they were reckoned)."""
     if not self.minutes:
-      return f"{self.steps:,} steps"
-    return (f"{self.minutes:g} minutes at about {self.steps_per_second:.1f} steps a second "
-            f"on this machine: about {self.steps:,} steps")
+      return self.steps, f"{self.steps:,} steps"
+    steps_per_second, seconds = self.pace(hparams)
+    steps = min(self.steps, int(self.minutes * 60 * TRAINING_SHARE * steps_per_second))
+    return steps, (f"{self.minutes:g} minutes at {steps_per_second:.2f} steps a second "
+                   f"(this choice, measured on this machine in {seconds:.0f} s): about "
+                   f"{steps:,} steps")
 
 
-def timed_budget(minutes, steps_per_second, batch_size, step_limit):
-  """The Budget of `minutes` at `steps_per_second`, at most `step_limit` steps."""
-  steps = int(minutes * 60 * TRAINING_SHARE * steps_per_second)
-  return Budget(steps=min(steps, step_limit), minutes=minutes,
-                steps_per_second=steps_per_second, batch_size=batch_size,
-                step_limit=step_limit)
+def choose(base, corpus, budget, overrides=""):
+  """-> (the HParams chosen from `base` (the tiny recipe) for `corpus` and `budget`, with
+  --hparams `overrides` over the choice, one line saying why).
 
-
-def budget_of(config, peak_flops):
-  """The run's budget in batches of REFERENCE_BATCH tokens: --train_minutes on a machine of
-  `peak_flops` (a float32 matmul peak), or --train_steps without minutes. Mixed bfloat16 is
-  no faster for this shape (2.5 steps a second in both on a Zen 4 EPYC's 2 cores,
-  docs/results.md)."""
-  if not config.train_minutes:
-    return Budget(steps=config.train_steps)
-  pace = REFERENCE_STEPS_PER_SECOND * peak_flops / REFERENCE_PEAK_FLOPS
-  return timed_budget(config.train_minutes, pace, REFERENCE_BATCH, config.train_steps)
-
-
-def choose(base, corpus, budget):
-  """-> (the HParams chosen from `base` (the tiny recipe), one line saying why)."""
+  The warmup is a quarter of the steps the budget gives the hparams as overridden (under
+  --train_minutes, their measured pace); the learning-rate constant puts the peak at
+  PEAK_LEARNING_RATE for the final width and warmup. Either, given in `overrides`, is
+  kept as given."""
   small = corpus.pairs < SMALL_CORPUS_PAIRS
   dropout = 0.3 if small else 0.2
   long_sentences = corpus.p99_length > LONG_SENTENCE_TOKENS
-  batch_size = 2048 if small or long_sentences else REFERENCE_BATCH
-  budget = budget.at_batch(batch_size)
-  warmup = int(min(LONGEST_WARMUP, max(SHORTEST_WARMUP, WARMUP_SHARE * budget.steps)))
+  batch_size = 2048 if small or long_sentences else RECIPE_BATCH
   max_length = max(base.max_length, 32 * math.ceil(corpus.p99_length / 32))
-  chosen = dataclasses.replace(
-      base, layer_prepostprocess_dropout=dropout, batch_size=batch_size,
-      learning_rate_warmup_steps=warmup,
-      learning_rate_constant=peak_constant(base.hidden_size, warmup),
-      max_length=max_length)
+  given = parse_overrides(overrides, HParams) if overrides else {}
+  chosen = {"layer_prepostprocess_dropout": dropout, "batch_size": batch_size,
+            "max_length": max_length}
+  hparams = dataclasses.replace(base, **{**chosen, **given})
+  steps, reckoned = budget.steps_for(hparams)
+  if "learning_rate_warmup_steps" not in given:
+    warmup = int(min(LONGEST_WARMUP, max(SHORTEST_WARMUP, WARMUP_SHARE * steps)))
+    hparams = dataclasses.replace(hparams, learning_rate_warmup_steps=warmup)
+  if "learning_rate_constant" in given:
+    peak = f"learning_rate_constant {hparams.learning_rate_constant:g} (as given)"
+  else:
+    hparams = dataclasses.replace(hparams, learning_rate_constant=peak_constant(
+        hparams.hidden_size, hparams.learning_rate_warmup_steps))
+    peak = f"a peak learning rate of {PEAK_LEARNING_RATE:g}"
   advised_vocab = 4096 if small else 8192
   vocab = (f"vocabulary {corpus.vocab_size:,} (as advised)" if corpus.vocab_size == advised_vocab
            else f"vocabulary {corpus.vocab_size:,} (advised for this size: t2t-datagen "
                 f"--vocab_size={advised_vocab})")
   line = (f"{AUTO_SET}: {corpus.pairs:,} training pairs ({'under' if small else 'at least'} "
           f"{SMALL_CORPUS_PAIRS:,}), 99% of them within {corpus.p99_length} tokens; "
-          f"{budget.describe()} -> d_model {chosen.hidden_size}, {chosen.num_hidden_layers} "
-          f"layers, batches of {batch_size:,} tokens, dropout {dropout:g}, warmup {warmup:,} "
-          f"steps to a peak learning rate of {PEAK_LEARNING_RATE:g}, max_length "
-          f"{max_length}; {vocab}")
-  return chosen, line
+          f"{reckoned} -> d_model {hparams.hidden_size}, {hparams.num_hidden_layers} layers, "
+          f"batches of {hparams.batch_size:,} tokens, dropout "
+          f"{hparams.layer_prepostprocess_dropout:g}, warmup "
+          f"{hparams.learning_rate_warmup_steps:,} steps to {peak}, max_length "
+          f"{hparams.max_length}; {vocab}")
+  if given:
+    line += f" (--hparams={overrides} given over the choice)"
+  return hparams, line
 
 
 def peak_constant(hidden_size, warmup):
@@ -153,28 +147,12 @@ def for_run(base, problem, data_dir, config, overrides, begun):
   that has begun keeps its hparams.json (`begun`: those HParams, or None for a new run),
   with `overrides` applied."""
   from t2t_lite.run.run_layout import HPARAMS_FILE
-  from t2t_lite.training.cost import cpu_peak
+  from t2t_lite.training import step_pace
   if begun is not None:
     return begun.override(overrides), (f"{AUTO_SET}: the run in --output_dir keeps the "
                                        f"choice made at its start (its {HPARAMS_FILE})")
-  budget = budget_of(config, cpu_peak()[0])  # cpu_peak: a matmul, once a machine.
-  return overridden(*choose(base, Corpus.of(problem, data_dir), budget), overrides)
-
-
-def overridden(chosen, line, overrides):
-  """The choice with --hparams `overrides` over it -> (HParams, its line, saying so). A
-  warmup or a width given without a learning_rate_constant keeps the peak learning rate:
-  the constant is derived anew for them."""
-  if not overrides:
-    return chosen, line
-  given = parse_overrides(overrides, HParams)
-  hparams = dataclasses.replace(chosen, **given)
-  line = f"{line}; then --hparams={overrides} over that"
-  if ("learning_rate_constant" not in given
-      and given.keys() & {"learning_rate_warmup_steps", "hidden_size"}):
-    constant = peak_constant(hparams.hidden_size, hparams.learning_rate_warmup_steps)
-    hparams = dataclasses.replace(hparams, learning_rate_constant=constant)
-    line += (f" (learning_rate_constant {constant:g}: the peak stays "
-             f"{PEAK_LEARNING_RATE:g})")
-  return hparams, line
-
+  corpus = Corpus.of(problem, data_dir)
+  settings = step_pace.PaceSettings.of(config)
+  budget = Budget(config.train_steps, config.train_minutes or 0.0, lambda hparams: (
+      step_pace.measured_pace(hparams, corpus.vocab_size, corpus.row_length, settings)))
+  return choose(base, corpus, budget, overrides)
