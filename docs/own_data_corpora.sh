@@ -12,6 +12,9 @@
 #                newstest2013's first 1,000 lines as val, newstest2014's (full) as test
 #   multi30k     Multi30k task 1 (29,000 pairs of captions), its val (1,014) and
 #                test_2016_flickr (1,000)
+#   ding         the Ding dictionary's example sentences (Debian's trans-de-en, not in the
+#                shared folder; skipped without it), split as translate_deen_ding8k
+#                splits them: a sixteenth val, a sixteenth test (docs/ding_corpus.py)
 set -euo pipefail
 OUT=$1
 SHARED=${2:-$(dirname "$0")/../../shared/data}
@@ -39,4 +42,7 @@ for LANG in en de; do
   cp "$SHARED/multi30k/val.$LANG" "$OUT/multi30k/val.$LANG"
   cp "$SHARED/multi30k/test_2016_flickr.$LANG" "$OUT/multi30k/test.$LANG"
 done
+if [ -f /usr/share/trans/de-en ]; then
+  "$(dirname "$0")"/../.venv/bin/python "$(dirname "$0")"/ding_corpus.py "$OUT/ding"
+fi
 wc -l "$OUT"/*/train.en

@@ -3,6 +3,7 @@ and the real extraction from Debian's trans-de-en (/usr/share/trans/de-en)."""
 
 import collections
 import os
+import sys
 
 import pytest
 
@@ -13,6 +14,10 @@ from t2t_lite.problems import translate_dictionary_deen as ding
 from t2t_lite.problems.translate_dictionary_deen import (TranslateDeenDing8k, example_items,
                                                          is_sentence, split_of)
 from t2t_lite.registry import PROBLEMS
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "docs"))
+from ding_corpus import write_corpus  # noqa: E402
 
 # Entries in the dictionary's format, written for these tests.
 ENTRIES = """\
@@ -155,3 +160,19 @@ def test_real_splits_are_disjoint_sized_and_what_text_pairs_yields(installed):
   dev = [item for item in TranslateDeenDing8k().text_pairs("dev", sources)
          if not isinstance(item, Drop)]
   assert dev == by_split["dev"]
+
+
+def test_the_own_data_corpus_is_the_problems_splits_as_parallel_files(tmp_path, monkeypatch):
+  """docs/ding_corpus.py: each split's clean pairs, German and English line for line."""
+  monkeypatch.setattr(ding, "INSTALLED_PATH", str(tmp_path / "not-installed"))
+  (tmp_path / "de-en.txt").write_text(ENTRIES, encoding="utf-8")
+  out = tmp_path / "ding"
+  written = write_corpus(str(out), str(tmp_path))
+  problem = TranslateDeenDing8k()
+  for split, name in (("train", "train"), ("dev", "val"), ("test", "test")):
+    pairs = list(problem.clean_pairs(split, Sources(tmp_dir=str(tmp_path)),
+                                     collections.Counter()))
+    german = (out / f"{name}.de").read_text(encoding="utf-8").splitlines()
+    english = (out / f"{name}.en").read_text(encoding="utf-8").splitlines()
+    assert list(zip(german, english)) == pairs and written[name] == len(pairs)
+  assert sum(written.values()) == 4  # ENTRIES' four clean pairs, each in one split.
