@@ -10,8 +10,9 @@ t2t-bleu --scores_json, trainer.log, avg.log, load.tsv, the run's checkpoints) a
  transformer_auto line), "stop" (its line at the time limit), "averaging" (t2t-avg-all's
  lines), "repeats" (the most frequent test output line's count, and the reference's),
  "load" (mean and peak load average while training), "date", "machine", "command",
- "commit", "minutes" (0 for a budget in steps), "train_steps" (the budget in steps, 0 for
- one in minutes), "steps" (trained: the last checkpoint's), "seconds", "seeds"}.
+ "commit" (the one trained: --commit), "minutes" (0 for a budget in steps), "train_steps"
+ (the budget in steps, 0 for one in minutes), "steps" (trained: the last checkpoint's),
+ "seconds", "seeds"}.
 """
 
 import argparse
@@ -80,7 +81,7 @@ def record(args):
                   "reference": reference_count},
       "load": load_while_training(os.path.join(args.root, "load.tsv")),
       "date": today(), "machine": machine(),
-      "command": args.command, "commit": commit(), "minutes": args.minutes,
+      "command": args.command, "commit": args.commit or commit(), "minutes": args.minutes,
       "train_steps": args.train_steps, "steps": steps_trained(os.path.join(args.root, "run")),
       "seconds": args.seconds, "seeds": [{"seed": args.seed, "val": candidates["run_avg"]["val"],
                                           "test": candidates["run_avg"]["test"]}]}
@@ -94,6 +95,8 @@ def main(argv):
   parser.add_argument("--train_steps", type=int, default=0)
   parser.add_argument("--seconds", type=int, required=True)
   parser.add_argument("--seed", type=int, default=1)
+  parser.add_argument("--commit", default="", help="the commit trained (default: the "
+                      "checkout's now)")
   args = parser.parse_args(argv[1:])
   data = record(args)
   path = os.path.join(args.root, "record.json")

@@ -4,7 +4,8 @@ commit, the date and the machine's load.
     from record_context import machine, commit, today, load_averages
 
 Used by the record writers beside it (own_data_record.py, demo_record.py), run from the
-checkout's root with the project's .venv.
+checkout's root with the project's .venv. `python docs/record_context.py commit` prints
+the commit, for a script to keep the one it trains before the checkout moves on.
 """
 
 import datetime
@@ -44,3 +45,10 @@ def load_averages():
   """The load averages over the last 1, 5 and 15 minutes, now."""
   with open("/proc/loadavg", encoding="utf-8") as f:
     return [float(value) for value in f.read().split()[:3]]
+
+
+if __name__ == "__main__":
+  import sys
+  if sys.argv[1:] != ["commit"]:
+    sys.exit("usage: python docs/record_context.py commit")
+  print(commit())

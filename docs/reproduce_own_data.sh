@@ -24,6 +24,7 @@ STEPS=${TRAIN_STEPS:-0}
 if [ "$STEPS" -gt 0 ]; then BUDGET=--train_steps=$STEPS; MINUTES=0; else BUDGET=--train_minutes=$MINUTES; fi
 mkdir -p "$ROOT"
 LOAD=$ROOT/load.tsv
+COMMIT=$($BIN/python docs/record_context.py commit)  # The commit trained, kept for the record.
 
 $BIN/t2t-datagen --problem=translate_from_files --data_dir="$ROOT/data" \
   --train_source="$CORPUS/train.$SOURCE" --train_target="$CORPUS/train.$TARGET" \
@@ -57,4 +58,5 @@ for SPLIT in val test; do
 done
 $BIN/python docs/own_data_record.py --root="$ROOT" --corpus="$CORPUS" --target="$TARGET" \
   --minutes="$MINUTES" --train_steps="$STEPS" --seconds=$((END - START)) --seed="${SEED:-1}" \
+  --commit="$COMMIT" \
   --command="$(printf '%q ' "$0" "$@") (TRAIN_MINUTES=$MINUTES TRAIN_STEPS=$STEPS HPARAMS_SET=${HPARAMS_SET:-transformer_auto} HPARAMS=${HPARAMS:-} VOCAB=${VOCAB:-8192} SEED=${SEED:-1})"
