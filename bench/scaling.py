@@ -20,9 +20,9 @@ import dataclasses
 import numpy as np
 
 from bench import configs, peers, report, timing
-from t2t_lite.training.step_pace import fixed_batch_step
 from bench.decoding_speed import decoders, measure, models
 from t2t_lite.training.cost import training_flops
+from t2t_lite.training.step_pace import fixed_batch_step
 
 DECODE_BATCH = 8
 INPUT_WIDTH = 16
@@ -63,8 +63,8 @@ def training_table(repeats, lengths):
   rows, results = [], {}
   for length in lengths:
     inputs, targets = configs.random_batch(TRAIN_VOCAB_SIZE, TOKENS_PER_BATCH // length, length)
-    runs = {"ours, TrainStep (XLA off)": fixed_batch_step(TRAIN_HPARAMS, TRAIN_VOCAB_SIZE, inputs,
-                                                         targets, jit_compile=False)}
+    runs = {"ours, TrainStep (XLA off)": fixed_batch_step(TRAIN_HPARAMS, TRAIN_VOCAB_SIZE,
+                                                          inputs, targets, jit_compile=False)}
     if not peers.missing("torch"):
       from bench.peers.torch_transformer import TorchTrainer
       runs["PyTorch nn.Transformer"] = TorchTrainer(TRAIN_HPARAMS, TRAIN_VOCAB_SIZE, inputs,

@@ -57,7 +57,7 @@ def training_runs(framework, hparams, vocab_size, inputs, targets, notes, extra,
   if framework == "t2t_lite":
     from t2t_lite.training.step_pace import fixed_batch_step
     runs = {OURS_GRAPH: fixed_batch_step(hparams, vocab_size, inputs, targets,
-                                        jit_compile=False)}
+                                         jit_compile=False)}
     if mixed_precision:
       runs[f"{OURS_GRAPH}, mixed {mixed_precision}"] = fixed_batch_step(
           hparams, vocab_size, inputs, targets, jit_compile=False,
@@ -65,7 +65,7 @@ def training_runs(framework, hparams, vocab_size, inputs, targets, notes, extra,
     if extra:
       runs[OURS_XLA] = fixed_batch_step(hparams, vocab_size, inputs, targets, jit_compile=True)
       runs[OURS_AS_KERAS_HUB] = fixed_batch_step(dataclasses.replace(hparams, relu_dropout=0.0),
-                                                vocab_size, inputs, targets, jit_compile=False)
+                                                 vocab_size, inputs, targets, jit_compile=False)
     return runs
   if _note_missing(framework, notes):
     return {}

@@ -21,10 +21,10 @@ import time
 from t2t_lite.constants import EOS_ID
 from t2t_lite.errors import UserError
 
-WARMUP_STEPS = 3      # Untimed: the first traces the step.
-TIMED_SECONDS = 5.0   # Then steps are timed for this long,
+WARMUP_STEPS = 3       # Untimed: the first traces the step.
+TIMED_SECONDS = 5.0    # Then steps are timed for this long,
 MAX_TIMED_STEPS = 100  # or this many, whichever comes first.
-USER_ERROR_EXIT = 2  # The child's exit status for a UserError: its line is the parent's.
+USER_ERROR_EXIT = 2    # The child's exit status for a UserError: its line is the parent's.
 
 
 @dataclasses.dataclass(frozen=True)
