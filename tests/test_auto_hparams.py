@@ -128,8 +128,16 @@ class Problem:
 def test_a_batchs_typical_row_is_the_mean_length_weighted_by_tokens():
   """Three pairs of 10 tokens and one of 50: a batch of fixed tokens holds 30 tokens of
   the short pairs for every 50 of the long: rows of (30 x 10 + 50 x 50) / 80 = 35 tokens."""
-  assert Corpus.of(Problem(), "data") == Corpus(pairs=4, p99_length=50, vocab_size=8000,
-                                                row_length=35)
+  corpus = Corpus.of(Problem(), "data")
+  assert corpus == Corpus(pairs=4, p99_length=50, vocab_size=8000, row_length=35, tokens=80)
+  assert corpus.passes(steps=10, batch_size=40) == 5  # 400 tokens over 80.
+  assert Corpus(pairs=4, p99_length=50, vocab_size=8000).passes(10, 40) is None
+
+
+def test_the_line_says_how_many_passes_over_the_pairs_the_budget_makes():
+  corpus = Corpus(pairs=14884, p99_length=30, vocab_size=8192, row_length=16, tokens=203459)
+  _, line = choose(TINY_RECIPE, corpus, Budget(steps=1539))
+  assert "1,539 steps (about 31 passes over the pairs) -> " in line  # 1,539 x 4,096 tokens.
 
 
 def test_overrides_go_over_the_choice_and_the_line_says_so():

@@ -63,6 +63,7 @@ class Corpus:
   # A batch's typical row: the pairs' mean length weighted by their tokens (a batch holds
   # a fixed number of tokens, so long pairs make up more of the steps than of the pairs).
   row_length: int = 0
+  tokens: int = 0      # Of all the pairs, as p99_length counts them: a pass's tokens.
 
   @classmethod
   def of(cls, problem, data_dir):
@@ -73,7 +74,13 @@ class Corpus:
     row_length = round(sum(length ** 2 * pairs for length, pairs in counts.items())
                        / max(1, tokens))
     return cls(pairs=info.examples, p99_length=p99_length,
-               vocab_size=max(problem.vocab_sizes(data_dir)), row_length=row_length)
+               vocab_size=max(problem.vocab_sizes(data_dir)), row_length=row_length,
+               tokens=tokens)
+
+  def passes(self, steps, batch_size):
+    """About how many times `steps` batches of `batch_size` tokens go over the pairs (the
+    batches' padding not counted); None when the tokens are unknown."""
+    return steps * batch_size / self.tokens if self.tokens else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +122,9 @@ def choose(base, corpus, budget, overrides=""):
             "max_length": max_length}
   hparams = dataclasses.replace(base, **{**chosen, **given})
   steps, reckoned = budget.steps_for(hparams)
+  passes = corpus.passes(steps, hparams.batch_size)
+  if passes is not None:
+    reckoned += f" (about {passes:.0f} passes over the pairs)"
   if "learning_rate_warmup_steps" not in given:
     warmup = int(min(LONGEST_WARMUP, max(SHORTEST_WARMUP, WARMUP_SHARE * steps)))
     hparams = dataclasses.replace(hparams, learning_rate_warmup_steps=warmup)
