@@ -155,6 +155,7 @@ HPARAMS = Registry("hparams set", group="t2t_lite.hparams_sets",
                    package="t2t_lite.hparams_sets")
 MODELS = Registry("model", group="t2t_lite.models", package="t2t_lite.models.transformer")
 REGISTRIES = (PROBLEMS, HPARAMS, MODELS)
+_imported_usr_dirs = []  # What import_usr_dir imported, for a child process to import too.
 
 
 def load_registries(usr_dir=None):
@@ -195,6 +196,11 @@ def check_usr_dir(usr_dir):
   return parent, module_name
 
 
+def imported_usr_dirs():
+  """The --t2t_usr_dir folders this process imported (absolute paths), in order."""
+  return list(_imported_usr_dirs)
+
+
 def import_usr_dir(usr_dir):
   """Imports a user's directory so its registrations take effect.
 
@@ -213,6 +219,7 @@ def import_usr_dir(usr_dir):
       for module in _modules_of(module_name):
         importlib.import_module(module)
     _register_marked(module_name)
+    _imported_usr_dirs.append(os.path.join(parent, module_name))
   except UserError:
     raise
   except Exception as e:  # The user's code: name the failure in one line.

@@ -24,7 +24,6 @@ from t2t_lite.errors import UserError
 WARMUP_STEPS = 3       # Untimed: the first traces the step.
 TIMED_SECONDS = 5.0    # Then steps are timed for this long,
 MAX_TIMED_STEPS = 100  # or this many, whichever comes first.
-USER_ERROR_EXIT = 2    # The child's exit status for a UserError: its line is the parent's.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,15 +43,17 @@ class PaceSettings:
 
 def measured_pace(hparams, vocab_size, length, settings=PaceSettings()):
   """(Steps a second of `hparams` on this machine, seconds the measurement took), in a
-  child process; UserError with the child's last line when it fails."""
+  child process that imports the --t2t_usr_dir folders this one did; the registry's
+  UserError for an unknown model, and one naming the child's last line when it fails."""
+  from t2t_lite.registry import MODELS, imported_usr_dirs
+  MODELS.canonical_name(settings.model)  # An unknown model: the run's own line, at once.
   request = json.dumps({"hparams": hparams.to_json(), "vocab_size": vocab_size,
-                        "length": length, "settings": dataclasses.asdict(settings)})
+                        "length": length, "settings": dataclasses.asdict(settings),
+                        "usr_dirs": imported_usr_dirs()})
   started = time.monotonic()
   child = subprocess.run([sys.executable, "-m", __name__], input=request, text=True,
                          capture_output=True, check=False)
   said = (child.stderr.strip().splitlines() or ["(nothing)"])[-1]
-  if child.returncode == USER_ERROR_EXIT:
-    raise UserError(said)  # A setting the run would refuse too (an unknown --model).
   if child.returncode != 0:
     raise UserError(f"measuring this machine's training pace for --train_minutes failed: "
                     f"{said}; stop the run with --train_steps instead")
@@ -107,6 +108,9 @@ def _measure(request):
   import numpy as np
   from t2t_lite.distribute.strategy import make_strategy, uses_gpu
   from t2t_lite.models.hyperparameters import HParams
+  from t2t_lite.registry import import_usr_dir
+  for usr_dir in request["usr_dirs"]:
+    import_usr_dir(usr_dir)
   hparams = HParams.from_json(request["hparams"])
   settings = PaceSettings(**request["settings"])
   length, vocab_size = max(2, request["length"]), request["vocab_size"]
@@ -128,5 +132,4 @@ if __name__ == "__main__":
   try:
     print(json.dumps(_measure(json.loads(sys.stdin.read()))))
   except UserError as error:
-    print(error, file=sys.stderr)
-    sys.exit(USER_ERROR_EXIT)
+    sys.exit(str(error))  # Its one line, last on stderr.
