@@ -3,13 +3,17 @@ splits (the last and the averaged checkpoints, ...), the one with the best val s
 test score is the figure to quote.
 
     python docs/chosen_figure.py OUT [--val=val] [--test=test_2016_flickr]
-                                     [--tag=BLEU_lowercased_tokenized]
+                                     [--tag=BLEU_lowercased_tokenized] [--seed=1]
+                                     [--command=...] [--commit=...]
 
 reads the JSON scores that t2t-bleu --scores_json (or python -m t2t_lite.metrics.evalb
 --scores_json, whose tag is bracket_f1) wrote as OUT/SPLIT.CANDIDATE.scores.json and writes
 OUT/figure.json: every candidate's val and test scores, the chosen one, and the rule
-in words. docs/headline_results.json takes its test, val and rule from such a file (with
-the command, the machine and the rerun beside them).
+in words, with the record's own fields: "figure" (the chosen test score), "seeds" (--seed's
+val, test and chosen candidate), "date", "machine", "command" (--command) and "commit"
+(--commit, the commit trained; default: the checkout's now). docs/headline_results.json
+takes its test, val and rule from such a file (with the command, the machine and the rerun
+beside them).
 """
 
 import argparse
@@ -17,6 +21,8 @@ import glob
 import json
 import os
 import sys
+
+from record_context import commit, machine, today
 
 SUFFIX = ".scores.json"
 
@@ -53,15 +59,22 @@ def main(argv):
   parser.add_argument("--val", default="val")
   parser.add_argument("--test", default="test_2016_flickr")
   parser.add_argument("--tag", default="BLEU_lowercased_tokenized")
+  parser.add_argument("--seed", type=int, default=1)
+  parser.add_argument("--command", default="")
+  parser.add_argument("--commit", default="")
   args = parser.parse_args(argv[1:])
   try:
     figure = chosen_figure(args.out_dir, args.val, args.test, args.tag)
   except (OSError, ValueError, KeyError) as error:
     print(f"chosen_figure.py: error: {error}", file=sys.stderr)
     return 2
+  record = dict(figure, figure=figure["test"], seeds=[{
+      "seed": args.seed, "val": figure["val"], "test": figure["test"],
+      "chosen": figure["chosen"]}], date=today(), machine=machine(), command=args.command,
+      commit=args.commit or commit())
   path = os.path.join(args.out_dir, "figure.json")
   with open(path, "w", encoding="utf-8") as f:
-    json.dump(figure, f, indent=1)
+    json.dump(record, f, indent=1)
   print(f"{path}: {args.test} {figure['test']:.2f} ({figure['rule']})")
   return 0
 

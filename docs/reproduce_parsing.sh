@@ -39,6 +39,8 @@ RUN=$ROOT/run
 AVG=$ROOT/avg
 OUT=$ROOT/decoded
 BIN=.venv/bin
+COMMIT=$($BIN/python docs/record_context.py commit)  # The commit trained, kept for the record.
+COMMAND="$(printf '%q ' "$0" "$@")(TRAIN_STEPS=$TRAIN_STEPS EVAL_EVERY=$EVAL_EVERY SAVE_EVERY=$SAVE_EVERY HPARAMS=$HPARAMS)"
 
 # 3,900 trees make too little text for 16k pieces: a 4k vocabulary, brackets atomic.
 [ -f "$DATA/$PROBLEM-test.json" ] || \
@@ -83,4 +85,5 @@ for MODEL in last avg; do
 done
 
 # The figure to quote: the test F1 of the candidate with the best dev F1 (OUT/figure.json).
-$BIN/python docs/chosen_figure.py "$OUT" --val=dev --test=test --tag=bracket_f1
+$BIN/python docs/chosen_figure.py "$OUT" --val=dev --test=test --tag=bracket_f1 \
+  --commit="$COMMIT" --command="$COMMAND"

@@ -33,7 +33,11 @@ def test_val_chooses_and_test_is_quoted_even_where_test_would_have_chosen_otherw
                             "avg.beam4.de 42.87")
   assert set(figure["candidates"]) == {"last.beam4.de", "avg.beam4.de"}
   assert main(["chosen_figure.py", str(tmp_path)]) == 0
-  assert json.loads((tmp_path / "figure.json").read_text(encoding="utf-8")) == figure
+  record = json.loads((tmp_path / "figure.json").read_text(encoding="utf-8"))
+  assert {key: record[key] for key in figure} == figure
+  assert (record["figure"], record["seeds"]) == (42.78, [{
+      "seed": 1, "val": 43.25, "test": 42.78, "chosen": "last.beam4.de"}])
+  assert {"date", "machine", "command", "commit"} <= record.keys() and record["commit"]
 
 
 @pytest.mark.slow
