@@ -32,12 +32,14 @@ def test_val_chooses_and_test_is_quoted_even_where_test_would_have_chosen_otherw
   assert figure["rule"] == ("the candidate val chose: last.beam4.de 43.25 against "
                             "avg.beam4.de 42.87")
   assert set(figure["candidates"]) == {"last.beam4.de", "avg.beam4.de"}
-  assert main(["chosen_figure.py", str(tmp_path)]) == 0
+  assert main(["chosen_figure.py", str(tmp_path), "--commit=abc1234",
+               "--command=make parse"]) == 0
   record = json.loads((tmp_path / "figure.json").read_text(encoding="utf-8"))
   assert {key: record[key] for key in figure} == figure
   assert (record["figure"], record["seeds"]) == (42.78, [{
       "seed": 1, "val": 43.25, "test": 42.78, "chosen": "last.beam4.de"}])
-  assert {"date", "machine", "command", "commit"} <= record.keys() and record["commit"]
+  assert (record["commit"], record["command"]) == ("abc1234", "make parse")
+  assert {"date", "machine"} <= record.keys()
 
 
 @pytest.mark.slow
