@@ -71,6 +71,8 @@ case $RECIPE in
     ALPHA=0.6 ;;
   *) echo "unknown recipe $RECIPE: tiny or small" >&2; exit 2 ;;
 esac
+COMMIT=$($BIN/python docs/record_context.py commit)  # The commit trained, kept for the record.
+COMMAND="$(printf '%q ' "$0" "$@")(TRAIN_MINUTES=${TRAIN_MINUTES:-} TRAIN_STEPS=${TRAIN_STEPS:-} SEED=${SEED:-1} HPARAMS=${HPARAMS:-})"
 
 mkdir -p "$DATA"
 (
@@ -102,4 +104,5 @@ for SPLIT in val test_2016_flickr; do
   done
 done
 # The figure val chose, as data (OUT/figure.json).
-$BIN/python docs/chosen_figure.py "$OUT"
+$BIN/python docs/chosen_figure.py "$OUT" --seed="${SEED:-1}" --commit="$COMMIT" \
+  --command="$COMMAND"

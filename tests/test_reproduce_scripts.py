@@ -8,6 +8,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import time
 
 import pytest
@@ -28,10 +29,14 @@ sleep 300
 
 @pytest.fixture
 def project(tmp_path):
-  """A folder with the ensemble script and the stand-in member script in docs/."""
+  """A folder with the ensemble script, the stand-in member script and the script's
+  record_context.py in docs/, and a .venv/bin/python (it keeps the commit trained)."""
   docs = tmp_path / "docs"
   docs.mkdir()
   shutil.copy(os.path.join(PROJECT, SCRIPT), docs)
+  shutil.copy(os.path.join(PROJECT, "docs", "record_context.py"), docs)
+  (tmp_path / ".venv" / "bin").mkdir(parents=True)
+  (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
   member = docs / "reproduce_multi30k.sh"
   member.write_text(MEMBER)
   member.chmod(member.stat().st_mode | stat.S_IXUSR)
