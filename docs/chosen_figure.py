@@ -11,9 +11,9 @@ reads the JSON scores that t2t-bleu --scores_json (or python -m t2t_lite.metrics
 OUT/figure.json: every candidate's val and test scores, the chosen one, and the rule
 in words, with the record's own fields: "figure" (the chosen test score), "seeds" (--seed's
 val, test and chosen candidate), "date", "machine", "command" (--command) and "commit"
-(--commit, the commit trained; default: the checkout's now). docs/headline_results.json
-takes its test, val and rule from such a file (with the command, the machine and the rerun
-beside them).
+(--commit, the commit trained; default: the checkout's now). A docs/headline_results.json
+entry that names such a file, copied under docs/figures/, takes its figure, val, rule,
+command, machine and date from it (docs/reference_pages.py).
 """
 
 import argparse

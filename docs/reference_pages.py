@@ -7,9 +7,10 @@ docs/figures/demo_ding.json (written by docs/demo_record.py), what they say of `
 and `make test-fast` from the tiers' records (docs/figures/test_tier_*.json, written by
 tests/tier_record.py), the serving page's stalled-connections line from
 docs/figures/serve_stalled_20000.json (written by bench/stalled_connections.py), and the
-README's own-data table from docs/own_data_table.json and the records it names. The Multi30k reproduce scripts
-write the figure their rule chose as data (OUT/figure.json, by docs/chosen_figure.py); an
-entry's test, val and rule copy it.
+README's own-data table from docs/own_data_table.json and the records it names. The reproduce
+scripts write the figure their rule chose as a record (OUT/figure.json, by
+docs/chosen_figure.py); a headline entry that names one, copied under docs/figures/, shows
+its figure, val, rule, command, machine and date.
 
     python docs/reference_pages.py            # writes docs/reference/*.md and the table
     python docs/reference_pages.py --check    # exit status 1, naming them, when stale
@@ -154,19 +155,36 @@ def hparams_page():
   return "\n".join(lines)
 
 
-def results_table(link_prefix):
-  """The table of headline figures, each with the rule that chose it; links to the notebook
-  start with `link_prefix` (the notebook's path from the page the table is on)."""
+def headline(entry):
+  """A docs/headline_results.json entry as the table shows it. An entry that names a
+  "record" (a reproduce script's figure.json, docs/chosen_figure.py, copied under
+  docs/figures/) takes its test, val, rule, command, machine and date from it; the others
+  say theirs, typed from runs made before records were kept."""
+  if "record" not in entry:
+    return dict(entry, date=f"{entry['date']} (no record: before records were kept)")
+  with open(os.path.join(DOCS, entry["record"]), encoding="utf-8") as f:
+    record = json.load(f)
+  machine = record["machine"]
+  return dict(entry, test=record["figure"], val=record["val"], rule=record["rule"],
+              command=record["command"].strip(),
+              machine=f"{machine['cores']}-core {cpu_name(machine)}, {entry['training']}",
+              date=f"[{record['date']}]({entry['record']})")
+
+
+def results_table(notebook, docs):
+  """The table of headline figures, each with the rule that chose it, on a page from which
+  the notebook is at `notebook` ("" on the notebook itself) and docs/ at `docs`."""
   with open(RESULTS, encoding="utf-8") as f:
-    results = json.load(f)
-  lines = ["| task | test | val | chosen by | published | command | machine | rerun |",
-           "|---|---:|---:|---|---:|---|---|---|"]
+    results = [headline(entry) for entry in json.load(f)]
+  lines = ["| task | test | val | chosen by | published | command | machine | rerun | date |",
+           "|---|---:|---:|---|---:|---|---|---|---|"]
   for result in results:
     val = "" if result["val"] is None else f"{result['val']:.2f}"
+    date = result["date"].replace("](", f"]({docs}")
     lines.append(
-        f"| {result['task']} ([notebook]({link_prefix}{result['section']})) | "
+        f"| {result['task']} ([notebook]({notebook}{result['section']})) | "
         f"{result['test']:.2f} | {val} | {result['rule']} | {result['published']} | "
-        f"`{result['command']}` | {result['machine']} | {result['rerun']} |")
+        f"`{result['command']}` | {result['machine']} | {result['rerun']} | {date} |")
   return "\n".join(lines)
 
 
@@ -180,7 +198,7 @@ def notebook_head(notebook):
   return "\n".join(["## Current figures", "",
                     "Each figure is the cell its rule chose (on val, or fixed before test); "
                     "the sections below are the notebook that records how each came about.", "",
-                    results_table(link_prefix=""), "", "## Contents", "", *contents])
+                    results_table(notebook="", docs=""), "", "## Contents", "", *contents])
 
 
 def cpu_name(machine):
@@ -306,7 +324,7 @@ def generated_files():
   files = {os.path.join(REFERENCE_DIR, name): page() for name, page in PAGES.items()}
   with open(README, encoding="utf-8") as f:
     files[README] = with_block(f.read(), TABLE_START, TABLE_END,
-                               results_table(link_prefix="docs/results.md"))
+                               results_table(notebook="docs/results.md", docs="docs/"))
   files[README] = with_block(files[README], OWN_DATA_START, OWN_DATA_END, own_data_table())
   with open(NOTEBOOK, encoding="utf-8") as f:
     notebook = f.read()

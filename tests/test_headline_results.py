@@ -1,0 +1,45 @@
+"""docs/reference_pages.py's headline table: an entry that names a record shows the record's
+figure, val, rule, command, machine and date, not numbers typed beside it."""
+
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "docs"))
+
+from reference_pages import headline  # noqa: E402
+
+RECORD = {"figure": 74.02, "val": 77.31, "rule": "the candidate dev chose: avg.preset 77.31",
+          "command": "docs/reproduce_parsing.sh runs/ptb (TRAIN_STEPS=10000) ",
+          "date": "2026-12-07", "machine": {"cpu": "AMD EPYC", "cores": 2, "cpu_flags": []}}
+
+
+def test_an_entry_naming_a_record_shows_the_record(tmp_path):
+  path = tmp_path / "parsing_wsj_sample.json"
+  path.write_text(json.dumps(RECORD), encoding="utf-8")
+  entry = {"task": "WSJ sample", "record": str(path), "training": "10,000 steps",
+           "published": "none", "rerun": "none yet", "section": "#parsing"}
+  shown = headline(entry)
+  assert (shown["test"], shown["val"], shown["rule"]) == (74.02, 77.31, RECORD["rule"])
+  assert shown["command"] == "docs/reproduce_parsing.sh runs/ptb (TRAIN_STEPS=10000)"
+  assert shown["machine"] == "2-core AMD EPYC, 10,000 steps"
+  assert shown["date"] == f"[2026-12-07]({path})"
+
+
+def test_an_entry_without_a_record_says_so_beside_its_date():
+  entry = {"task": "Multi30k", "test": 42.78, "val": 43.25, "date": "2026-11-27"}
+  assert headline(entry)["date"] == "2026-11-27 (no record: before records were kept)"
+  assert headline(entry)["test"] == 42.78
+
+
+def test_every_record_an_entry_names_is_committed():
+  with open(os.path.join(ROOT, "docs", "headline_results.json"), encoding="utf-8") as f:
+    entries = json.load(f)
+  for entry in entries:
+    if "record" in entry:
+      assert entry["record"].startswith("figures/"), entry["record"]
+      assert os.path.isfile(os.path.join(ROOT, "docs", entry["record"])), entry["record"]
+      assert not {"test", "val", "rule", "command", "machine"} & entry.keys(), entry["task"]
+    else:
+      assert {"test", "val", "rule", "command", "machine", "date"} <= entry.keys()
