@@ -21,6 +21,7 @@
   report.py                tables, the machine, docs/benchmarks.md
   document.py              docs/benchmarks.json, each section with its provenance, as Markdown
   kept_sections.py         the sections their own programs write, which a plain run keeps
+  figure_records.py        those sections' tables as records: docs/figures/bench_*.json
   gpu/                     `python -m bench.gpu`: on a GPU under Keras's JAX backend (no
                            TensorFlow), training and decoding against PyTorch; writes the GPU
                            section of docs/benchmarks.md

@@ -27,8 +27,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
-from bench import report, timing
+from bench import figure_records, report, timing
 from bench.kept_sections import KeptSection
 
 T2T_DECODER, SAVED_MODEL = "t2t-decoder (Run.translate)", "SavedModel (t2t-exporter)"
@@ -41,6 +42,7 @@ SECTION = KeptSection(
     "Still to be measured: `python -m bench.ctranslate2_decoding --run=RUN "
     "--document=docs/benchmarks.md` times t2t-decoder, the SavedModel and CTranslate2 "
     "exports of a trained run (docs/reproduce_multi30k.sh makes one) and writes this section.")
+RECORD_NAME = "serving_cpu_ctranslate2"  # docs/figures/bench_serving_cpu_ctranslate2.json
 BATCH_SIZE = 32  # t2t-decoder's default batch; the others get batches of the same size.
 DEFAULT_SOURCE = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
                               "multi30k", "test_2016_flickr.en")
@@ -216,17 +218,26 @@ def main():
     with open(args.json, "w", encoding="utf-8") as f:
       json.dump(memory_case(args.memory_case, args), f)
     return
+  start = time.perf_counter()
   tables = run(args)
   report.emit(tables, args.json)
   if args.document:
     SECTION.write(args.document, section_body(tables, sys.argv[1:]))
-    print(f"\nwrote the serving section of {args.document}")
+    record = figure_records.write_record(
+        figure_records.figures_folder(args.document), RECORD_NAME, tables,
+        report.machine_description(), command_line(sys.argv[1:]),
+        (time.perf_counter() - start) / 60)
+    print(f"\nwrote the serving section of {args.document} and its record, {record}")
+
+
+def command_line(arguments):
+  return " ".join(["python -m bench.ctranslate2_decoding"] + arguments)
 
 
 def section_body(tables, arguments):
   """The Markdown between the section's markers: the command, then the tables."""
-  command = " ".join(["python -m bench.ctranslate2_decoding"] + arguments)
-  lines = [report.description("ctranslate2_decoding"), "", "```", command, "```", ""]
+  lines = [report.description("ctranslate2_decoding"), "", "```", command_line(arguments),
+           "```", ""]
   return "\n".join(lines + [table.markdown() + "\n" for table in tables])
 
 

@@ -113,7 +113,9 @@ def markdown(sections):
            "measured, and whether the peers ran in t2t_lite's process or in their own. The",
            "tables give medians over repetitions and ratios of medians, oriented so that",
            "above 1 means t2t_lite is faster (or smaller). docs/benchmarks.json holds the",
-           "same tables as data; `python -m bench` writes both.", "",
+           "same tables as data; `python -m bench` writes both. The GPU section's tables and",
+           "the CPU serving section's are records of their own, each with its date, machine",
+           "and command: docs/figures/bench_*.json (bench/figure_records.py).", "",
            f"Reproduce every section above the GPU one ({bench_duration(sections)}), or "
            "some of them:", "",
            "<!-- illustrative: the benchmarks take tens of minutes and need the bench extra "

@@ -9,7 +9,8 @@ write their own section, its measured text between two markers:
     <!-- gpu:end -->
 
 A document without the markers gets them: in place of the section's body when it
-has the heading, else as a new section at its end.
+has the heading, else as a new section at its end. Each program also writes its tables'
+record beside the document (bench/figure_records.py).
 """
 
 import dataclasses

@@ -1,10 +1,16 @@
 """`python -m bench` rewrites docs/benchmarks.md but keeps the sections other programs wrote."""
 
+import json
 import os
+import subprocess
+import sys
+
+import pytest
 
 from bench import ctranslate2_decoding
 from bench.__main__ import with_kept_sections
 from bench.gpu import document as gpu_document
+from commands import environment
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NEW = "# Benchmarks\n\n## Decoding\n\nnew CPU tables\n"
@@ -88,3 +94,64 @@ def test_make_bench_minutes_are_the_sections_recorded_times_on_every_page():
   with open(os.path.join(ROOT, "docs", "performance.md"), encoding="utf-8") as f:
     performance = " ".join(f.read().split())
   assert f"(about {minutes} minutes on 2 cores:" in performance
+
+
+def test_every_table_of_the_document_is_a_recorded_one():
+  """Each table in docs/benchmarks.md is one of docs/benchmarks.json's or one of a record's
+  under docs/figures/ (bench/figure_records.py) with its date, machine and command: a cell
+  edited by hand fails here."""
+  from bench import document, figure_records
+  from bench.report import Table
+  recorded = {}
+  for section in document.load(os.path.join(ROOT, document.DATA)):
+    for table in section.tables:
+      recorded[figure_records.table_rows(table.markdown())] = document.DATA
+  records = figure_records.read_records(os.path.join(ROOT, "docs", "figures"))
+  assert records
+  for path, record in records.items():
+    assert record["date"] and record["machine"] and record["command"] and record["source"], path
+    for fields in record["tables"]:
+      recorded[figure_records.table_rows(Table(**fields).markdown())] = path
+  with open(os.path.join(ROOT, "docs", "benchmarks.md"), encoding="utf-8") as f:
+    tables = figure_records.document_tables(f.read())
+  unrecorded = [line for line, table in tables if table not in recorded]
+  assert not unrecorded, f"docs/benchmarks.md: tables at lines {unrecorded} have no record"
+
+
+def test_a_written_record_gives_back_its_tables(tmp_path):
+  from bench import figure_records
+  from bench.report import Table
+  table = Table("t", ["case", "ms"], [["a", "1.5"]], notes=["medians"])
+  path = figure_records.write_record(str(tmp_path), "gpu_test", [table], ["GPU: one"],
+                                     "python -m bench.gpu", 2.04, commit="abc1234")
+  assert os.path.basename(path) == "bench_gpu_test.json"
+  (record,) = figure_records.read_records(str(tmp_path)).values()
+  assert Table(**record["tables"][0]) == table
+  assert (record["machine"], record["minutes"], record["commit"], record["source"]) == (
+      ["GPU: one"], 2.0, "abc1234", figure_records.WRITTEN)
+  assert figure_records.document_tables("x\n\n" + table.markdown() + "\n") == [
+      (5, "| case | ms |\n|---|---:|\n| a | 1.5 |")]
+
+
+@pytest.mark.slow
+def test_the_serving_program_writes_its_section_and_its_record(tmp_path_factory, tmp_path):
+  """`python -m bench.ctranslate2_decoding --document=...` on a tiny run: the section's
+  table is the one its record under figures/ holds, with the command that measured it."""
+  from bench.report import Table
+  from tiny_runs import tiny_run, tiny_text
+  _, output_dir = tiny_run(tmp_path_factory)
+  source = tmp_path / "source.txt"
+  source.write_text("".join(line.split("\t")[0] + "\n" for line in tiny_text(4).splitlines()))
+  document = tmp_path / "benchmarks.md"
+  document.write_text(NEW, encoding="utf-8")
+  result = subprocess.run(
+      [sys.executable, "-m", "bench.ctranslate2_decoding", f"--run={output_dir}",
+       f"--source={source}", "--sentences=4", "--repeats=1", f"--document={document}"],
+      cwd=ROOT, capture_output=True, text=True, env=environment())
+  assert result.returncode == 0, result.stderr[-3000:]
+  record = json.loads((tmp_path / "figures" / "bench_serving_cpu_ctranslate2.json").read_text(
+      encoding="utf-8"))
+  (table,) = [Table(**fields) for fields in record["tables"]]
+  assert [row[0] for row in table.rows] == list(ctranslate2_decoding.IMPLEMENTATIONS)
+  assert table.markdown() in document.read_text(encoding="utf-8")
+  assert record["command"].startswith("python -m bench.ctranslate2_decoding --run=")

@@ -19,6 +19,7 @@ import time
 import numpy as np
 import pytest
 
+from bench import report
 from commands import environment, run
 from helpers import uninstalled_checkout
 
@@ -142,6 +143,10 @@ def test_smoke_run_without_tensorflow_writes_the_gpu_section(tmp_path):
   assert text.startswith(before + "**Smoke run**") and text.endswith(after)
   assert "### Training step on the accelerator" in text and "### Decoding on" in text
   assert "TrainStep on TensorFlow" in text
+  record = json.loads((tmp_path / "figures" / "bench_gpu_jax.json").read_text(encoding="utf-8"))
+  assert len(record["tables"]) == 2 and record["command"].startswith("KERAS_BACKEND=jax")
+  for fields in record["tables"]:
+    assert report.Table(**fields).markdown() in text
 
   saved = json.loads(results.read_text(encoding="utf-8"))
   rows = {(job["kind"], job.get("compile")): outcome for job, outcome in saved["rows"]}
@@ -205,6 +210,7 @@ def test_without_a_gpu_a_full_run_refuses_and_writes_nothing(tmp_path):
   assert result.returncode == 1
   assert "JAX sees no GPU" in result.stderr.strip().splitlines()[-1]
   assert path.read_text(encoding="utf-8") == DOCUMENT
+  assert not (tmp_path / "figures").exists()
 
 
 def test_rows_not_started_by_the_deadline_are_left_out(monkeypatch):

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from bench import peers, report
+from bench import figure_records, peers, report
 from bench.gpu import document, machine, rows, settings, tables, use_jax_backend
 from t2t_lite.files.atomic_files import write_text_atomic
 
@@ -244,7 +244,11 @@ def main(argv=None):
                                  run["command"], run["seconds"] / 60, plan.smoke,
                                  run["isolated"])
     document.write_section(output, body)
-    print(f"\nwrote the GPU section of {output}")
+    record = figure_records.write_record(
+        figure_records.figures_folder(output), document.RECORD_NAME, built,
+        machine.description_lines(machine_result["machine"]), run["command"],
+        run["seconds"] / 60)
+    print(f"\nwrote the GPU section of {output} and its record, {record}")
 
 
 if __name__ == "__main__":

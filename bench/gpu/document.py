@@ -12,6 +12,7 @@ PLACEHOLDER = (
     "`torch.compile`, and greedy and beam decoding against a PyTorch cached decoder, "
     "and writes this section.")
 SECTION = KeptSection("## GPU", "gpu", PLACEHOLDER)
+RECORD_NAME = "gpu_jax"  # Its tables' record: docs/figures/bench_gpu_jax.json.
 replace_section, current_section, write_section = SECTION.replace, SECTION.current, SECTION.write
 
 
