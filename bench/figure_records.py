@@ -1,7 +1,9 @@
 """Records of the benchmark tables that `python -m bench` does not keep in
-docs/benchmarks.json: the GPU section (`python -m bench.gpu`), TensorFlow's rows on a GPU
-(bench/gpu/run_tf_on_device.sh) and CPU serving (`python -m bench.ctranslate2_decoding
---document`). Each is docs/figures/bench_<name>.json:
+docs/benchmarks.json: the GPU section (`python -m bench.gpu` writes it and its record),
+TensorFlow's rows on a GPU (bench/gpu/run_tf_on_device.sh's stages print them and save
+--json; `python -m bench.gpu --from_json=... --output=- --record=NAME` writes their record)
+and CPU serving (`python -m bench.ctranslate2_decoding --document`). Each is
+docs/figures/bench_<name>.json:
 
     {"tables": [Table fields, ...], "date", "machine": [lines], "command", "commit",
      "minutes", "source"}
@@ -13,13 +15,17 @@ benchmarks.json's nor one of these records'.
 """
 
 import dataclasses
-import datetime
 import glob
 import json
 import os
-import subprocess
+import sys
 
 from t2t_lite.files.atomic_files import write_text_atomic
+
+# The records' date and commit come from docs/record_context.py, as every figure record's.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "docs"))
+from record_context import commit as checkout_commit, today  # noqa: E402
 
 PREFIX = "bench_"
 WRITTEN = "written by the program that measured the tables"
@@ -30,20 +36,14 @@ def figures_folder(document):
   return os.path.join(os.path.dirname(os.path.abspath(document)), "figures")
 
 
-def checkout_commit():
-  """The checkout's short commit ("" outside a git checkout, as on a GPU machine)."""
-  result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=False)
-  return result.stdout.strip()
-
-
-def write_record(folder, name, tables, machine_lines, command, minutes, commit=None):
+def write_record(folder, name, tables, machine_lines, command, minutes, date=None,
+                 commit=None, source=WRITTEN):
   """Writes folder/bench_<name>.json for `tables` (bench.report.Table) -> its path.
-  `commit`: the one measured (default: the checkout's now)."""
+  `date`, `commit`: the measurement's (default: today's and the checkout's now)."""
   record = {"tables": [dataclasses.asdict(table) for table in tables],
-            "date": datetime.date.today().isoformat(), "machine": list(machine_lines),
-            "command": command, "commit": checkout_commit() if commit is None else commit, "minutes": round(minutes, 1),
-            "source": WRITTEN}
+            "date": date or today(), "machine": list(machine_lines), "command": command,
+            "commit": checkout_commit() if commit is None else commit,
+            "minutes": round(minutes, 1), "source": source}
   os.makedirs(folder, exist_ok=True)
   path = os.path.join(folder, f"{PREFIX}{name}.json")
   write_text_atomic(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")

@@ -10,10 +10,11 @@ reads the JSON scores that t2t-bleu --scores_json (or python -m t2t_lite.metrics
 --scores_json, whose tag is bracket_f1) wrote as OUT/SPLIT.CANDIDATE.scores.json and writes
 OUT/figure.json: every candidate's val and test scores, the chosen one, and the rule
 in words, with the record's own fields: "figure" (the chosen test score), "seeds" (--seed's
-val, test and chosen candidate), "date", "machine", "command" (--command) and "commit"
-(--commit, the commit trained; default: the checkout's now). A docs/headline_results.json
-entry that names such a file, copied under docs/figures/, takes its figure, val, rule,
-command, machine and date from it (docs/reference_pages.py).
+val, test and chosen candidate; an ensemble's --seed names its members' seeds), "date",
+"machine", "command" (--command) and "commit" (--commit, the commit trained; default: the
+checkout's now). A docs/headline_results.json entry that names such a file, copied under
+docs/figures/, takes its figure, val, rule, command, machine and date from it
+(docs/reference_pages.py).
 """
 
 import argparse
@@ -59,7 +60,8 @@ def main(argv):
   parser.add_argument("--val", default="val")
   parser.add_argument("--test", default="test_2016_flickr")
   parser.add_argument("--tag", default="BLEU_lowercased_tokenized")
-  parser.add_argument("--seed", type=int, default=1)
+  parser.add_argument("--seed", default="1",
+                      help="The run's seed, or an ensemble's members' (5-8).")
   parser.add_argument("--command", default="")
   parser.add_argument("--commit", default="")
   args = parser.parse_args(argv[1:])
@@ -68,10 +70,10 @@ def main(argv):
   except (OSError, ValueError, KeyError) as error:
     print(f"chosen_figure.py: error: {error}", file=sys.stderr)
     return 2
+  seed = int(args.seed) if args.seed.isdigit() else args.seed
   record = dict(figure, figure=figure["test"], seeds=[{
-      "seed": args.seed, "val": figure["val"], "test": figure["test"],
-      "chosen": figure["chosen"]}], date=today(), machine=machine(), command=args.command,
-      commit=args.commit or commit())
+      "seed": seed, "val": figure["val"], "test": figure["test"], "chosen": figure["chosen"]}],
+      date=today(), machine=machine(), command=args.command, commit=args.commit or commit())
   path = os.path.join(args.out_dir, "figure.json")
   with open(path, "w", encoding="utf-8") as f:
     json.dump(record, f, indent=1)

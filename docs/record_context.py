@@ -29,11 +29,17 @@ def machine():
 
 
 def commit():
-  """The checkout's short commit, saying so when tracked files differ from it."""
-  result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=False)
-  dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                         capture_output=True, text=True, check=False).stdout.strip()
+  """The checkout's short commit, saying so when tracked files differ from it; "" outside
+  a git checkout or without git (as on a GPU machine that was sent the files alone)."""
+  try:
+    result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, check=False)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, check=False).stdout.strip()
+  except OSError:
+    return ""
+  if result.returncode:
+    return ""
   return result.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 

@@ -155,11 +155,12 @@ def hparams_page():
   return "\n".join(lines)
 
 
-def headline(entry):
-  """A docs/headline_results.json entry as the table shows it. An entry that names a
-  "record" (a reproduce script's figure.json, docs/chosen_figure.py, copied under
-  docs/figures/) takes its test, val, rule, command, machine and date from it; the others
-  say theirs, typed from runs made before records were kept."""
+def headline_row(entry, docs):
+  """A docs/headline_results.json entry as the table shows it, on a page from which docs/
+  is at `docs`. An entry that names a "record" (a reproduce script's figure.json,
+  docs/chosen_figure.py, copied under docs/figures/) takes its test, val, rule, command,
+  machine and date from it, the date linking to it; the others say theirs, typed from runs
+  made before records were kept."""
   if "record" not in entry:
     return dict(entry, date=f"{entry['date']} (no record: before records were kept)")
   with open(os.path.join(DOCS, entry["record"]), encoding="utf-8") as f:
@@ -168,23 +169,22 @@ def headline(entry):
   return dict(entry, test=record["figure"], val=record["val"], rule=record["rule"],
               command=record["command"].strip(),
               machine=f"{machine['cores']}-core {cpu_name(machine)}, {entry['training']}",
-              date=f"[{record['date']}]({entry['record']})")
+              date=f"[{record['date']}]({docs}{entry['record']})")
 
 
 def results_table(notebook, docs):
   """The table of headline figures, each with the rule that chose it, on a page from which
   the notebook is at `notebook` ("" on the notebook itself) and docs/ at `docs`."""
   with open(RESULTS, encoding="utf-8") as f:
-    results = [headline(entry) for entry in json.load(f)]
+    rows = [headline_row(entry, docs) for entry in json.load(f)]
   lines = ["| task | test | val | chosen by | published | command | machine | rerun | date |",
            "|---|---:|---:|---|---:|---|---|---|---|"]
-  for result in results:
-    val = "" if result["val"] is None else f"{result['val']:.2f}"
-    date = result["date"].replace("](", f"]({docs}")
+  for row in rows:
+    val = "" if row["val"] is None else f"{row['val']:.2f}"
     lines.append(
-        f"| {result['task']} ([notebook]({notebook}{result['section']})) | "
-        f"{result['test']:.2f} | {val} | {result['rule']} | {result['published']} | "
-        f"`{result['command']}` | {result['machine']} | {result['rerun']} | {date} |")
+        f"| {row['task']} ([notebook]({notebook}{row['section']})) | {row['test']:.2f} | "
+        f"{val} | {row['rule']} | {row['published']} | `{row['command']}` | "
+        f"{row['machine']} | {row['rerun']} | {row['date']} |")
   return "\n".join(lines)
 
 

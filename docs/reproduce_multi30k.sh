@@ -72,7 +72,12 @@ case $RECIPE in
   *) echo "unknown recipe $RECIPE: tiny or small" >&2; exit 2 ;;
 esac
 COMMIT=$($BIN/python docs/record_context.py commit)  # The commit trained, kept for the record.
-COMMAND="$(printf '%q ' "$0" "$@")(TRAIN_MINUTES=${TRAIN_MINUTES:-} TRAIN_STEPS=${TRAIN_STEPS:-} SEED=${SEED:-1} HPARAMS=${HPARAMS:-})"
+SETTINGS="SEED=${SEED:-1} HPARAMS=${HPARAMS:-} AVERAGE=$AVERAGE BEAMS=${BEAMS[*]} ALPHA=$ALPHA"
+case $RECIPE in
+  tiny) SETTINGS+=" TRAIN_MINUTES=${TRAIN_MINUTES:-120} PRECISION=$PRECISION" ;;
+  small) SETTINGS+=" TRAIN_STEPS=${TRAIN_STEPS:-1000}" ;;
+esac
+COMMAND="$(printf '%q ' "docs/$(basename "$0")" "$@")($SETTINGS)"
 
 mkdir -p "$DATA"
 (

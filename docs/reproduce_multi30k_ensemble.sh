@@ -45,7 +45,7 @@ LAST_SEED=$(( FIRST_SEED + MEMBERS - 1 ))
 FIRST_BACKWARD=$(( LAST_SEED - RIGHT_TO_LEFT + 1 ))  # Seeds from here on train right to left.
 export DATA=$ROOT/data
 COMMIT=$($BIN/python docs/record_context.py commit)  # The commit trained, kept for the record.
-COMMAND="$(printf '%q ' "$0" "$@")(MEMBERS=$MEMBERS FIRST_SEED=$FIRST_SEED RIGHT_TO_LEFT=$RIGHT_TO_LEFT TRAIN_MINUTES=${TRAIN_MINUTES:-} HPARAMS=${HPARAMS:-})"
+COMMAND="$(printf '%q ' "docs/$(basename "$0")" "$@")(MEMBERS=$MEMBERS FIRST_SEED=$FIRST_SEED RIGHT_TO_LEFT=$RIGHT_TO_LEFT TRAIN_MINUTES=${TRAIN_MINUTES:-120} AVERAGE=${AVERAGE:-20} BEAM=$BEAM ALPHA=$ALPHA PRECISION=${PRECISION:-as the CPU allows} HPARAMS=${HPARAMS:-})"
 mkdir -p "$ROOT"  # for the members' logs; each run makes its own folders.
 
 # Stops members' scripts: their commands first (a trainer saves on SIGTERM), then the
@@ -114,4 +114,5 @@ for SPLIT in val test_2016_flickr; do
   done
 done
 # The figure val chose, as data (OUT/figure.json).
-$BIN/python docs/chosen_figure.py "$OUT" --commit="$COMMIT" --command="$COMMAND"
+$BIN/python docs/chosen_figure.py "$OUT" --seed="$FIRST_SEED-$LAST_SEED" --commit="$COMMIT" \
+  --command="$COMMAND"

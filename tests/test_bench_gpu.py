@@ -145,6 +145,7 @@ def test_smoke_run_without_tensorflow_writes_the_gpu_section(tmp_path):
   assert "TrainStep on TensorFlow" in text
   record = json.loads((tmp_path / "figures" / "bench_gpu_jax.json").read_text(encoding="utf-8"))
   assert len(record["tables"]) == 2 and record["command"].startswith("KERAS_BACKEND=jax")
+  assert "smoke run" in record["source"]
   for fields in record["tables"]:
     assert report.Table(**fields).markdown() in text
 

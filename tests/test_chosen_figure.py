@@ -52,3 +52,11 @@ def test_without_both_splits_the_script_says_so_in_one_line(tmp_path):
                                    f"on both val and test_2016_flickr (files val.NAME.scores.json "
                                    f"and test_2016_flickr.NAME.scores.json)")
   assert not (tmp_path / "figure.json").exists()
+
+
+def test_an_ensemble_names_its_members_seeds(tmp_path):
+  for split in ("val", "test_2016_flickr"):
+    write_scores(tmp_path, split, "last", 40.0)
+  assert main(["chosen_figure.py", str(tmp_path), "--seed=5-8", "--commit=abc1234"]) == 0
+  record = json.loads((tmp_path / "figure.json").read_text(encoding="utf-8"))
+  assert [seed["seed"] for seed in record["seeds"]] == ["5-8"]

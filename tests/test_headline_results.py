@@ -5,10 +5,12 @@ import json
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "docs"))
 
-from reference_pages import headline  # noqa: E402
+from reference_pages import headline_row  # noqa: E402
 
 RECORD = {"figure": 74.02, "val": 77.31, "rule": "the candidate dev chose: avg.preset 77.31",
           "command": "docs/reproduce_parsing.sh runs/ptb (TRAIN_STEPS=10000) ",
@@ -16,21 +18,28 @@ RECORD = {"figure": 74.02, "val": 77.31, "rule": "the candidate dev chose: avg.p
 
 
 def test_an_entry_naming_a_record_shows_the_record(tmp_path):
-  path = tmp_path / "parsing_wsj_sample.json"
-  path.write_text(json.dumps(RECORD), encoding="utf-8")
-  entry = {"task": "WSJ sample", "record": str(path), "training": "10,000 steps",
-           "published": "none", "rerun": "none yet", "section": "#parsing"}
-  shown = headline(entry)
+  (tmp_path / "figures").mkdir()
+  (tmp_path / "figures" / "parsing.json").write_text(json.dumps(RECORD), encoding="utf-8")
+  entry = {"task": "WSJ sample", "record": str(tmp_path / "figures" / "parsing.json"),
+           "training": "10,000 steps", "published": "none", "rerun": "none yet",
+           "section": "#parsing"}
+  shown = headline_row(entry, docs="")
   assert (shown["test"], shown["val"], shown["rule"]) == (74.02, 77.31, RECORD["rule"])
   assert shown["command"] == "docs/reproduce_parsing.sh runs/ptb (TRAIN_STEPS=10000)"
   assert shown["machine"] == "2-core AMD EPYC, 10,000 steps"
-  assert shown["date"] == f"[2026-12-07]({path})"
+  assert shown["date"] == f"[2026-12-07]({tmp_path}/figures/parsing.json)"
+  relative = dict(entry, record="figures/parsing.json")
+  with pytest.MonkeyPatch.context() as patch:
+    patch.setattr("reference_pages.DOCS", str(tmp_path))
+    assert headline_row(relative, docs="docs/")["date"] == (
+        "[2026-12-07](docs/figures/parsing.json)")
 
 
 def test_an_entry_without_a_record_says_so_beside_its_date():
   entry = {"task": "Multi30k", "test": 42.78, "val": 43.25, "date": "2026-11-27"}
-  assert headline(entry)["date"] == "2026-11-27 (no record: before records were kept)"
-  assert headline(entry)["test"] == 42.78
+  shown = headline_row(entry, docs="docs/")
+  assert (shown["date"], shown["test"]) == ("2026-11-27 (no record: before records were kept)",
+                                            42.78)
 
 
 def test_every_record_an_entry_names_is_committed():
@@ -40,6 +49,8 @@ def test_every_record_an_entry_names_is_committed():
     if "record" in entry:
       assert entry["record"].startswith("figures/"), entry["record"]
       assert os.path.isfile(os.path.join(ROOT, "docs", entry["record"])), entry["record"]
-      assert not {"test", "val", "rule", "command", "machine"} & entry.keys(), entry["task"]
+      assert "training" in entry, entry["task"]  # What the record's machine ran, in words.
+      assert not {"test", "val", "rule", "command", "machine", "date"} & entry.keys(), \
+          entry["task"]
     else:
       assert {"test", "val", "rule", "command", "machine", "date"} <= entry.keys()

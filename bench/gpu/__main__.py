@@ -5,6 +5,7 @@
         [--json=results.json] [--in_process] [--tf_target=DIR | --no_tf] [--no_torch]
         [--torch_modes=eager,compile] [--deadline_minutes=M]
     python -m bench.gpu --from_json=a.json,b.json    # the section from saved runs' results
+    python -m bench.gpu --from_json=tf.json --output=- --record=NAME   # their record alone
     python -m bench.gpu --smoke [--output=PATH]      # a tiny model on any CPU, in seconds
 
 Each row (a measurement) runs in a fresh process unless --in_process (or
@@ -13,10 +14,11 @@ TrainStep with XLA, decoding under tf.function(jit_compile=True)) always run in
 fresh processes with KERAS_BACKEND=tensorflow, taking TensorFlow from
 --tf_target (an offline bundle unpacked there: tools/offline_bundle/) or
 from this Python; without either they are left out, as with --no_tf. The GPU
-section of --output is replaced between its markers (document.py); --smoke
-writes only where told. With --deadline_minutes, rows not started by then are
-left out (their cell says so) and no row runs past it: list the rows that matter
-most first (--models=big,base --tokens=32768,8192).
+section of --output is replaced between its markers (document.py), and its tables'
+record written beside it (docs/figures/bench_gpu_jax.json, bench/figure_records.py;
+--record names another); --smoke writes only where told. With --deadline_minutes, rows
+not started by then are left out (their cell says so) and no row runs past it: list the
+rows that matter most first (--models=big,base --tokens=32768,8192).
 Where one command may run only so long, measure in parts and write once:
 
     python -m bench.gpu --only=training --models=base --output=- --json=base.json
@@ -36,6 +38,8 @@ import time
 from bench import figure_records, peers, report
 from bench.gpu import document, machine, rows, settings, tables, use_jax_backend
 from t2t_lite.files.atomic_files import write_text_atomic
+
+DOCUMENT = os.path.join("docs", "benchmarks.md")
 
 
 def tensorflow_target(args):
@@ -132,12 +136,15 @@ def build_tables(plan, done, isolated):
 
 def load_runs(paths):
   """Saved runs (--json) merged in order into one run: {"plan", "rows", "command",
-  "seconds", "isolated"}; the first run's machine row stands for all."""
+  "seconds", "isolated", "date", "commit"}; the first run's machine row, date and commit
+  stand for all."""
   merged = {"rows": [], "command": [], "seconds": 0.0, "isolated": True}
   for path in paths:
     with open(path, encoding="utf-8") as f:
       saved = json.load(f)
     merged.setdefault("plan", saved["plan"])
+    for field in ("date", "commit"):  # Runs saved before records kept them have neither.
+      merged.setdefault(field, saved.get(field))
     have_machine = any(job["kind"] == "machine" for job, _ in merged["rows"])
     merged["rows"] += [(job, result) for job, result in saved["rows"]
                        if job["kind"] != "machine" or not have_machine]
@@ -168,7 +175,8 @@ def measure(args, argv):
                   deadline_minutes=args.deadline_minutes)
   return {"plan": plan.to_dict(), "rows": done, "seconds": time.perf_counter() - start,
           "command": " ".join(["KERAS_BACKEND=jax python -m bench.gpu"] + argv),
-          "isolated": isolated}
+          "isolated": isolated, "date": figure_records.today(),
+          "commit": figure_records.checkout_commit()}
 
 
 def parse_args(argv):
@@ -197,6 +205,9 @@ def parse_args(argv):
   parser.add_argument("--json", help="Also save the results here (for --from_json).")
   parser.add_argument("--from_json", help="Comma-separated saved results: write the section "
                       "from them, measuring nothing.")
+  parser.add_argument("--record", help="Write the tables' record as docs/figures/bench_NAME"
+                      ".json (default: gpu_jax, where the section is written; none with "
+                      "--output=- unless named).")
   return parser.parse_args(argv)
 
 
@@ -238,17 +249,22 @@ def main(argv=None):
                      f"{machine_result['machine']['device']}); run it on a GPU machine, or "
                      f"check the program here with --smoke")
   report.emit(built)
-  output = args.output or (None if plan.smoke else os.path.join("docs", "benchmarks.md"))
+  output = args.output or (None if plan.smoke else DOCUMENT)
+  machine_lines = machine.description_lines(machine_result["machine"])
   if output and output != "-":
-    body = document.section_body(machine.description_lines(machine_result["machine"]), built,
-                                 run["command"], run["seconds"] / 60, plan.smoke,
-                                 run["isolated"])
+    body = document.section_body(machine_lines, built, run["command"], run["seconds"] / 60,
+                                 plan.smoke, run["isolated"])
     document.write_section(output, body)
-    record = figure_records.write_record(
-        figure_records.figures_folder(output), document.RECORD_NAME, built,
-        machine.description_lines(machine_result["machine"]), run["command"],
-        run["seconds"] / 60)
-    print(f"\nwrote the GPU section of {output} and its record, {record}")
+    print(f"\nwrote the GPU section of {output}")
+  record_name = args.record or (document.RECORD_NAME if output and output != "-" else None)
+  if record_name:
+    source = figure_records.WRITTEN + (" (a smoke run: a tiny model, no GPU measured)"
+                                       if plan.smoke else "")
+    path = figure_records.write_record(
+        figure_records.figures_folder(output if output and output != "-" else DOCUMENT),
+        record_name, built, machine_lines, run["command"], run["seconds"] / 60,
+        date=run.get("date"), commit=run.get("commit"), source=source)
+    print(f"wrote its record, {path}")
 
 
 if __name__ == "__main__":
