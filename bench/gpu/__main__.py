@@ -250,20 +250,21 @@ def main(argv=None):
                      f"check the program here with --smoke")
   report.emit(built)
   output = args.output or (None if plan.smoke else DOCUMENT)
+  output = None if output == "-" else output
   machine_lines = machine.description_lines(machine_result["machine"])
-  if output and output != "-":
+  if output:
     body = document.section_body(machine_lines, built, run["command"], run["seconds"] / 60,
                                  plan.smoke, run["isolated"])
     document.write_section(output, body)
     print(f"\nwrote the GPU section of {output}")
-  record_name = args.record or (document.RECORD_NAME if output and output != "-" else None)
+  record_name = args.record or (document.RECORD_NAME if output else None)
   if record_name:
     source = figure_records.WRITTEN + (" (a smoke run: a tiny model, no GPU measured)"
                                        if plan.smoke else "")
     path = figure_records.write_record(
-        figure_records.figures_folder(output if output and output != "-" else DOCUMENT),
-        record_name, built, machine_lines, run["command"], run["seconds"] / 60,
-        date=run.get("date"), commit=run.get("commit"), source=source)
+        figure_records.figures_folder(output or DOCUMENT), record_name, built, machine_lines,
+        run["command"], run["seconds"] / 60, date=run.get("date"), commit=run.get("commit"),
+        source=source)
     print(f"wrote its record, {path}")
 
 
