@@ -7,7 +7,9 @@ Only checkpoints in the run's last --window of steps are averaged
 (t2t_lite.training.checkpoint_choice); fewer than --n there is one line saying so. Where
 the run's data has a dev split, the average and the last checkpoint decode its first
 --dev_sentences sentences, and RUN_AVG holds the last checkpoint alone when the average
-scores lower (t2t_lite.training.average_dev_check). RUN_AVG becomes a run directory of its
+scores lower (t2t_lite.training.average_dev_check), and RUN_AVG/decoding.json holds the
+length penalty that decodes them best (t2t_lite.training.alpha_choice), which t2t-decoder
+and t2t-exporter then decode with. RUN_AVG becomes a run directory of its
 own (hparams, vocabulary, one checkpoint) that t2t-decoder and t2t-exporter accept as
 --output_dir. It must be new, empty, or an earlier average (replaced once the new one is
 complete); a checkpoint of RUN that does not read is skipped with a warning. With

@@ -9,7 +9,9 @@
 
 The run directory holds the hparams, the problem and the vocabulary: no training
 flag is repeated. Defaults come from the problem (translation: beam 4, alpha 0.6,
-input + 50; parsing: beam 21, alpha 0.3, input + 300). Every input line gets
+input + 50; parsing: beam 21, alpha 0.3, input + 300), then from the run's decoding.json
+where t2t-avg-all wrote one (the length penalty it chose on dev), then from
+--decode_hparams. Every input line gets
 exactly one output line, in order; see `t2t_lite.decoding.translate` for the rules
 (empty lines, truncation of over-long inputs). n_best=K writes K tab-separated
 hypotheses per line; write_scores=True follows each with a tab and its score.
@@ -27,6 +29,7 @@ ranked by their mean log-probability under the length penalty (t2t_lite.decoding
 """
 
 import dataclasses
+import os
 import sys
 
 from absl import logging
@@ -64,6 +67,7 @@ def main(argv):
   from t2t_lite.errors import UserError
   from t2t_lite.files.atomic_files import write_text_atomic
   from t2t_lite.run.output_paths import check_output_file
+  from t2t_lite.run.run_layout import DECODING_FILE
   from t2t_lite.run.ensemble import open_runs
   from t2t_lite.distribute.strategy import make_strategy
   require(args, output_dir=TRAINED_RUN)
@@ -79,8 +83,12 @@ def main(argv):
     check_output_file(args.decode_to_file, "--decode_to_file", [source])
   lines = None if args.decode_interactive else list(read_lines(source))
   strategy = make_strategy(args.worker_gpu, args.locally_shard_to_cpu, across_workers=False)
-  translator = open_runs(args.output_dir, args.checkpoint_path, args.problem,
-                         strategy).translator(args.decode_hparams)
+  runs = open_runs(args.output_dir, args.checkpoint_path, args.problem, strategy)
+  if runs.chosen_decoding:  # Said on stderr: stdout may be the translations.
+    print(f"t2t-decoder: decoding with {runs.chosen_decoding}, chosen on dev for this model "
+          f"({os.path.join(args.output_dir, DECODING_FILE)}), under --decode_hparams",
+          file=sys.stderr, flush=True)
+  translator = runs.translator(args.decode_hparams)
   if not args.score_file:
     translator.check_settings()  # Before the first line is read or decoded.
   if args.decode_interactive:

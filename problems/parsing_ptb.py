@@ -101,8 +101,9 @@ class ParsingEnglishPtb16k(TextPairProblem):
   vocab_size = 16384
   shared_vocab = True
   user_defined_symbols = target_symbols()
-  # Paper: beam 21, alpha 0.3, max output length input + 300.
-  decode_defaults = DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300)
+  # Paper: beam 21, alpha 0.3, max output length input + 300; the count rule fixes the
+  # leaves, so no other alpha is tried on dev.
+  decode_defaults = DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300, dev_alphas=())
   target_form = LinearisedTrees()
 
   def linearised(self, tree):

@@ -70,6 +70,9 @@ def test_the_command_averages_the_end_and_says_when_fewer_are_there(run_copy, tm
   assert result.stdout.splitlines() == [
       "t2t-avg-all: 1 of the 5 checkpoints asked for is in the run's last 10% (steps 3 to 3); "
       "using it alone (--window=1 reaches further back)",
+      # The tiny run was trained in-process: no command line, no --data_dir recorded.
+      f"t2t-avg-all: no length penalty chosen on dev ({run_copy}/{RUN_FILE} records no "
+      f"--data_dir)",
       f"averaged 1 checkpoint(s) (ckpt-3) into {averaged}/ckpt-3"]
   result = call("t2t-avg-all", f"--model_dir={run_copy}", f"--output_dir={averaged}", "--n=5",
                 "--window=1")
@@ -77,7 +80,6 @@ def test_the_command_averages_the_end_and_says_when_fewer_are_there(run_copy, tm
   assert result.stdout.splitlines() == [
       "t2t-avg-all: 3 of the 5 checkpoints asked for are in the run (steps 0 to 3); averaging "
       "those (t2t-trainer's --keep_checkpoint_max sets how many a run keeps)",
-      # The tiny run was trained in-process: no command line, no --data_dir recorded.
       f"t2t-avg-all: no dev check ({run_copy}/{RUN_FILE} records no --data_dir); {averaged} "
       f"holds the average of 3 checkpoints",
       f"averaged 3 checkpoint(s) (ckpt-1, ckpt-2, ckpt-3) into {averaged}/ckpt-3"]

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from commands import BIN, call, environment
-from t2t_lite.run.run_layout import AVERAGE_MARKER
+from t2t_lite.run.run_layout import AVERAGE_MARKER, DECODING_FILE, EXPORT_MARKER
 from tiny_runs import copy_run, tiny_export, tiny_run
 
 pytestmark = pytest.mark.slow  # Builds the site and runs the commands as processes.
@@ -151,6 +151,13 @@ def test_the_own_data_walkthrough_gives_a_bleu_line_and_an_export(shared_data, t
     assert checked, output[-3000:]
     average, last, kept = float(checked.group(1)), float(checked.group(2)), checked.group(3)
     assert (kept == "keeps") == (average >= last)
+  # ... and chooses the length penalty on dev, which t2t-decoder then decodes with.
+  with open(tmp_path / "run_avg" / DECODING_FILE, encoding="utf-8") as f:
+    chosen = json.load(f)["decode_hparams"]
+  assert re.fullmatch(r"alpha=(0\.6|1|1\.4)", chosen), chosen
+  assert f"t2t-decoder: decoding with {chosen}, chosen on dev for this model" in output
+  with open(tmp_path / "serving" / "1" / EXPORT_MARKER, encoding="utf-8") as f:
+    assert f"alpha={json.load(f)['decoding']['alpha']:g}" == chosen  # The exporter's too.
   # The same trainer command again: its minutes are trained, so nothing changes.
   [trainer] = [line for line in script.splitlines() if line.startswith("t2t-trainer")]
   before = sorted(os.listdir(tmp_path / "run"))

@@ -46,7 +46,8 @@ def test_registered_name_vocabulary_symbols_and_paper_decoding():
   assert PROBLEMS["parsing_english_ptb"] is PROBLEMS["parsing_english_ptb16k"] is (
       ParsingEnglishPtb16k)
   assert PROBLEM.vocab_size == 16384 and PROBLEM.shared_vocab
-  assert PROBLEM.decode_defaults == DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300)
+  assert PROBLEM.decode_defaults == DecodeDefaults(beam_size=21, alpha=0.3, extra_length=300,
+                                                   dev_alphas=())
   for symbol in ("(S", ")S", "(NP", ")WHADVP", "XX", "NNP", "PRP$", "-LRB-", "\u2581(NP",
                  "\u2581)NP", "\u2581XX", "\u2581NNP", "\u2581,"):
     assert symbol in PROBLEM.user_defined_symbols

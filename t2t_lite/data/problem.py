@@ -83,10 +83,13 @@ class Drop:
 
 @dataclasses.dataclass(frozen=True)
 class DecodeDefaults:
-  """Decoding defaults a problem brings (paper: translation beam 4, alpha 0.6, +50)."""
+  """Decoding defaults a problem brings (paper: translation beam 4, alpha 0.6, +50), and the
+  length penalties t2t-avg-all tries on dev beside `alpha` (`t2t_lite.training.alpha_choice`;
+  (): `alpha` stays)."""
   beam_size: int = 4
   alpha: float = 0.6
   extra_length: int = 50
+  dev_alphas: tuple = (0.6, 1.0, 1.4)
 
 
 @dataclasses.dataclass(frozen=True)

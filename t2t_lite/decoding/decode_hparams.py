@@ -74,12 +74,14 @@ _TENSOR2TENSOR_NAMES = dataclasses.make_dataclass(
     bases=(DecodeHParams,), frozen=True)
 
 
-def decode_hparams_for(problem, decode_hparams=""):
-  """The `DecodeHParams` of `problem`: its decoding defaults (beam, alpha, extra length) with
-  the overrides of `decode_hparams` ("beam_size=4,alpha=0.6", as the flag takes them)."""
+def decode_hparams_for(problem, decode_hparams="", chosen=""):
+  """The `DecodeHParams` of `problem`: its decoding defaults (beam, alpha, extra length),
+  then the run's `chosen` settings (its decoding.json: `t2t_lite.run.chosen_decoding`),
+  then the overrides of `decode_hparams` ("beam_size=4,alpha=0.6", as the flag takes them)."""
   defaults = problem.decode_defaults
-  return overridden(DecodeHParams(beam_size=defaults.beam_size, alpha=defaults.alpha,
-                                  extra_length=defaults.extra_length), decode_hparams)
+  return overridden(overridden(DecodeHParams(beam_size=defaults.beam_size, alpha=defaults.alpha,
+                                             extra_length=defaults.extra_length), chosen),
+                    decode_hparams)
 
 
 def overridden(base, decode_hparams):

@@ -34,6 +34,7 @@ A right-to-left run (hparams right_to_left) returns its ids and texts in reading
 as t2t-decoder does.
 """
 
+import dataclasses
 import json
 import os
 
@@ -178,13 +179,14 @@ def export_run(output_dir, export_dir=None, checkpoint_path=None, decode_hparams
   is replaced only once the new SavedModel is complete.
   """
   run = Run.read(output_dir)  # On one device: the SavedModel holds plain variables.
-  settings = decode_hparams_for(run.problem, decode_hparams)
+  settings = decode_hparams_for(run.problem, decode_hparams, run.chosen_decoding)
   if settings.mbr:
     raise UserError("--decode_hparams: mbr=True is t2t-decoder's alone; a SavedModel returns "
                     "the beam's n_best hypotheses and scores, to rank outside it")
   export_dir = os.path.abspath(export_dir or os.path.join(output_dir, EXPORT_DIR))
   check_output_directory(export_dir, "--export_dir", "t2t-exporter", EXPORT_MARKER)
-  marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path})
+  marker = json.dumps({"run": os.path.abspath(output_dir), "checkpoint": checkpoint_path,
+                       "decoding": dataclasses.asdict(settings)})  # What its search does.
   with replacing_directory(export_dir, EXPORT_MARKER, marker,
                            f"--export_dir={export_dir}") as staging:
     run.restore(checkpoint_path)

@@ -8,6 +8,7 @@ trained model.
   description.py    the files by which a run describes itself: hparams, problem, vocabulary,
                     flags.
   checkpoints.py    checkpoints: listed, the newest that reads restored, saved atomically.
+  chosen_decoding.py  decoding.json: the decoding settings chosen on dev for a run's model.
   digests.py        what a run depends on, by SHA-256: its vocabulary copies, its data's marker.
   translating.py    what a run and an ensemble share: text in, text out, as t2t-decoder does.
   ensemble.py       several run directories decoded as an ensemble (--output_dir=A,B).

@@ -42,6 +42,7 @@ from t2t_lite.run import digests
 from t2t_lite.run.checkpoints import (Checkpoints, UnreadableCheckpoint, checkpoint_exists,
                                       checkpoint_paths, restore_checkpoint, restore_newest,
                                       write_only_checkpoint)
+from t2t_lite.run.chosen_decoding import read_chosen_decoding
 from t2t_lite.run.run_layout import (CURVES_FILE, HISTORY_FILE, HPARAMS_FILE, RUN_FILE,
                                      best_dir, check_run_directory_name, worker_scratch)
 from t2t_lite.run.translating import Translating
@@ -192,6 +193,12 @@ class Run(Translating):
                       f"{problem}; pass that run's problem or another --output_dir")
     self._problem = self._registered(PROBLEMS, self.description.problem)()  # Before the model.
     self.restore(checkpoint)
+
+  @property
+  def chosen_decoding(self):
+    """The decoding settings chosen on dev for this run's model (RUN/decoding.json, as
+    t2t-avg-all writes it), "" when it has none: `t2t_lite.run.chosen_decoding`."""
+    return read_chosen_decoding(self.output_dir)
 
   @property
   def problem(self):

@@ -7,6 +7,9 @@
     RUN/ckpt-N.index, .data-*  a checkpoint (`checkpoint_prefix`), trusted once listed in
     RUN/checkpoint             STATE_FILE: TensorFlow's list of the directory's checkpoints
     RUN/train/, RUN/eval/      TRAIN_SUMMARIES, EVAL_SUMMARIES: TensorBoard summaries
+    RUN/decoding.json          DECODING_FILE: decoding settings chosen on dev for the
+                               run's model (t2t-avg-all's length penalty), which
+                               t2t-decoder and t2t-exporter take over the problem's
     RUN/curves.png             CURVES_FILE: their picture, redrawn at every evaluation
     RUN/best/                  BEST_DIR (`best_dir`): the best checkpoint, a run directory
                                of its own
@@ -39,6 +42,7 @@ STATE_FILE = "checkpoint"
 TRAIN_SUMMARIES = "train"
 EVAL_SUMMARIES = "eval"
 CURVES_FILE = "curves.png"
+DECODING_FILE = "decoding.json"
 BEST_DIR = "best"
 BEST_RECORD = "best.json"  # Also the marker by which replacing_directory knows best/ as ours.
 EXPORT_DIR = "export"

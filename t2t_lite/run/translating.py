@@ -10,17 +10,18 @@ class Translating:
   `rerank_models`: () for one direction, else the models that rerank the beam."""
 
   rerank_models = ()
+  chosen_decoding = ""  # Settings chosen for the model, under decode_hparams' (a Run's file).
 
   def translator(self, decode_hparams="", any_batch_size=False):
-    """A `Translator` of the model: the problem's decoding defaults with `decode_hparams`
-    applied, a string as --decode_hparams takes it, e.g. "beam_size=1,extra_length=20";
+    """A `Translator` of the model: the problem's decoding defaults, then `chosen_decoding`,
+    then `decode_hparams`, a string as --decode_hparams takes it, e.g. "beam_size=1";
     any_batch_size: for batches of every size (a server's; `Translator`)."""
     key = (decode_hparams, any_batch_size)
     if key not in self._translators:
       self._check_decodable()
       self._translators[key] = Translator(
           self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
-          decode_hparams_for(self.problem, decode_hparams), self.strategy, self.rerank_models,
+          decode_hparams_for(self.problem, decode_hparams, self.chosen_decoding), self.strategy, self.rerank_models,
           any_batch_size)
     return self._translators[key]
 

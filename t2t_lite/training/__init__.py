@@ -33,6 +33,7 @@ Averaging (t2t-avg-all):
   averaging.py         checkpoint averaging (paper section 6.1).
   checkpoint_choice.py  which checkpoints: the newest N in the run's last fraction of steps.
   average_dev_check.py  the average against the last checkpoint on dev; the better one kept.
+  alpha_choice.py      the length penalty the written model decodes dev best with.
   average_settings.py  t2t-avg-all's settings (defaults, ranges), light enough for its flags.
   rolling_average.py   the newest N checkpoints averaged as they appear, during training.
 """

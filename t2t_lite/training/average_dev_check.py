@@ -73,7 +73,7 @@ def compare_on_dev(run, newest, sentences):
   """With run.model holding the average: scores it and checkpoint `newest` on the first
   `sentences` dev sentences, and leaves run.model holding the better one (the average on a
   tie). -> DevComparison, or SkippedCheck when the run's dev split cannot be read."""
-  dev = _dev_decoding(run, sentences)
+  dev = dev_decoding(run, sentences, GREEDY)
   if isinstance(dev, SkippedCheck):
     return dev
   average_weights = [weight.numpy() for weight in run.model.weights]
@@ -88,9 +88,10 @@ def compare_on_dev(run, newest, sentences):
   return comparison
 
 
-def _dev_decoding(run, sentences):
-  """The run's `DevDecoding` of its first `sentences` dev sentences, greedy, or a
-  SkippedCheck saying why there is none."""
+def dev_decoding(run, sentences, decode_hparams):
+  """The run's `DevDecoding` of its first `sentences` dev sentences, decoded with
+  `decode_hparams` (as --decode_hparams takes them), or a SkippedCheck saying why there is
+  none."""
   data_dir = run.description.flags.get("data_dir")
   problem = run.problem
   if not data_dir or not isinstance(data_dir, str):
@@ -105,7 +106,7 @@ def _dev_decoding(run, sentences):
     if recorded and digests.vocab_digests(problem.vocab_paths(data_dir)) != recorded:
       return SkippedCheck(f"the vocabulary in {data_dir} is not the one the run trained with "
                           f"(its data was generated anew since?)")
-    dev = DevDecoding.from_data(problem, data_dir, run.translator(GREEDY), sentences)
+    dev = DevDecoding.from_data(problem, data_dir, run.translator(decode_hparams), sentences)
   except UserError as error:  # A damaged or incomplete dev split.
     return SkippedCheck(str(error))
   return dev if dev.sources else SkippedCheck(f"the dev split in {data_dir} is empty")

@@ -13,7 +13,8 @@ a new checkpoint (`rolling_average`). The flags and the library take them from h
 # 20% 6.55, 30% 6.30, 50% 5.91, the whole run 3.79, the last checkpoint 6.57
 # (docs/own-data.md).
 DEFAULT_WINDOW = 0.1
-# How many dev sentences the average and the last checkpoint decode (0: no check).
+# How many dev sentences the average and the last checkpoint decode, and each length
+# penalty tried (0: no check, no choice).
 DEFAULT_DEV_SENTENCES = 200
 
 # name -> (default, help text, its range): `command_line.declared`.
@@ -26,8 +27,9 @@ AVERAGING = {
     "min_steps": (0, "Ignore checkpoints with fewer steps.", dict(minimum=0)),
     "dev_sentences": (DEFAULT_DEV_SENTENCES, "Decode this many dev sentences (greedy) with "
                       "the average and with the last checkpoint, and write the last "
-                      "checkpoint alone if it scores higher (0: no check; needs the run's "
-                      "--data_dir with a dev split).",
+                      "checkpoint alone if it scores higher; then choose the length penalty "
+                      "(alpha) the written model decodes them best with, beam search (0: "
+                      "neither; needs the run's --data_dir with a dev split).",
                       dict(minimum=0, bound_hint="0: no dev check")),
     "wait_minutes": (0, "Wait up to N minutes for a new checkpoint, averaging again at each "
                      "one (cf. --save_checkpoints_secs).", dict(minimum=0)),

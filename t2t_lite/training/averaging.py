@@ -1,7 +1,8 @@
 """Checkpoint averaging (paper section 6.1: the last 5 checkpoints for base, 20 for big).
 
 Which checkpoints: `checkpoint_choice` (the newest n in the end of training); whether the
-average beats the newest checkpoint on the dev sentences: `average_dev_check`.
+average beats the newest checkpoint on the dev sentences: `average_dev_check`; the length
+penalty the written model decodes with: `alpha_choice`.
 """
 
 import dataclasses
@@ -17,9 +18,11 @@ from t2t_lite.errors import UserError
 from t2t_lite.files.atomic_files import replacing_directory, write_text_atomic
 from t2t_lite.run import Run
 from t2t_lite.run.checkpoints import checkpoint_paths, readable_checkpoints
+from t2t_lite.run.chosen_decoding import write_chosen_decoding
 from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import AVERAGE_MARKER, check_run_directory_name, checkpoint_step
 from t2t_lite.training.average_settings import AVERAGING, DEFAULT_DEV_SENTENCES
+from t2t_lite.training.alpha_choice import AlphaChoice, choose_alpha
 from t2t_lite.training.average_dev_check import compare_on_dev
 
 
@@ -27,7 +30,8 @@ def average_checkpoints(model_dir, output_dir, choice, dev_sentences=DEFAULT_DEV
   """Writes the mean of the model weights of the checkpoints of model_dir that `choice` (a
   `CheckpointChoice`) picks to output_dir; or, when the mean decodes the first
   `dev_sentences` dev sentences worse than the newest of them (`compare_on_dev`; 0: no
-  check), that newest checkpoint alone.
+  check), that newest checkpoint alone, with the length penalty that decodes those dev
+  sentences best (`choose_alpha`) in its decoding.json.
 
   output_dir gets a checkpoint named after the newest averaged step and a copy of
   the run description, so t2t-decoder and t2t-exporter can use it as a run
@@ -65,15 +69,29 @@ def average_checkpoints(model_dir, output_dir, choice, dev_sentences=DEFAULT_DEV
       check = compare_on_dev(run, paths[-1], dev_sentences)
       print(check.line(len(paths), shown), flush=True)
     held = paths if check is None or check.average_kept else paths[-1:]
+    alpha = _chosen_alpha(run, dev_sentences, staging, shown, check)
     name = run.save_copy(staging, checkpoint_step(paths[-1]))
     marker.update(averaged=_names(paths), holds=_names(held),
-                  dev_check=check and check.record())
+                  dev_check=check and check.record(), alpha_choice=alpha and alpha.record())
     write_text_atomic(os.path.join(staging, AVERAGE_MARKER), json.dumps(marker, indent=2))
   written = os.path.join(output_dir, name)
   what = (f"averaged {len(held)} checkpoint(s) ({', '.join(_names(held))})" if held == paths
           else "wrote the last checkpoint alone")
   print(f"{what} into {written}", flush=True)
   return written
+
+
+def _chosen_alpha(run, dev_sentences, staging, shown, check):
+  """The length penalty chosen on dev for run.model (`choose_alpha`), written to the
+  staging directory's decoding.json and said in a line; None when none was chosen."""
+  choice = choose_alpha(run, dev_sentences)
+  if isinstance(choice, AlphaChoice):
+    write_chosen_decoding(staging, choice.decode_hparams, choice.record())
+    print(choice.line(shown), flush=True)
+    return choice
+  if choice is not None and check is None:  # The dev check said why already.
+    print(f"t2t-avg-all: no length penalty chosen on dev ({choice.reason})", flush=True)
+  return None
 
 
 def _average_into(model, model_dir, candidates, n):
