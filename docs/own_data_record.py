@@ -8,8 +8,9 @@ t2t-bleu --scores_json, trainer.log, avg.log, load.tsv, the run's checkpoints) a
 {"figure": the test sacreBLEU (cased) of run_avg, what the walkthrough's t2t-avg-all kept,
  "candidates": {run, run_avg: {val, test}}, "rule", "auto_choice" (the trainer's
  transformer_auto line), "stop" (its line at the time limit), "averaging" (t2t-avg-all's
- lines), "repeats" (the most frequent test output line's count, and the reference's),
- "load" (mean and peak load average while training), "date", "machine", "command",
+ lines), "decoding" (the decode_hparams it chose: run_avg/decoding.json), "repeats" (the
+ most frequent test output line's count, and the reference's), "load" (mean and peak load
+ average while training), "date", "machine", "command",
  "commit" (the one trained: --commit), "minutes" (0 for a budget in steps), "train_steps"
  (the budget in steps, 0 for one in minutes), "steps" (trained: the last checkpoint's),
  "seconds", "seeds"}.
@@ -60,6 +61,15 @@ def steps_trained(run_dir):
   return checkpoint_step(checkpoint_paths(run_dir)[-1])
 
 
+def chosen_decoding(run_dir):
+  """The decode_hparams t2t-avg-all chose for run_dir (its decoding.json), "" for none."""
+  path = os.path.join(run_dir, "decoding.json")
+  if not os.path.isfile(path):
+    return ""
+  with open(path, encoding="utf-8") as f:
+    return json.load(f)["decode_hparams"]
+
+
 def record(args):
   candidates = {model: {split: score(args.root, split, model, args.target)
                         for split in ("val", "test")} for model in MODELS}
@@ -73,7 +83,10 @@ def record(args):
       "metric": f"{TAG} on {args.corpus}/test.{args.target}",
       "candidates": candidates,
       "rule": "the walkthrough's own: t2t-avg-all keeps the average or the last checkpoint, "
-              "whichever scores higher on dev sentences; val and test of both are listed",
+              "whichever scores higher on dev sentences, and decodes it with the length "
+              "penalty that scores them highest (run_avg's decoding); run is the last "
+              "checkpoint at the problem's; val and test of both are listed",
+      "decoding": chosen_decoding(os.path.join(args.root, "run_avg")),
       "auto_choice": lines_with(trainer_log, "transformer_auto:"),
       "stop": stops[-1],
       "averaging": lines_with(os.path.join(args.root, "avg.log"), "t2t-avg-all:"),

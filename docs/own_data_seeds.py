@@ -7,9 +7,9 @@ Each RECORD is a record.json that own_data_record.py wrote (or one this wrote): 
 corpus, budget and command but for SEED=. OUT gets the first record's fields with
 {"figure": the mean of the seeds' test figures, "candidates": each candidate's mean val
  and test, "seeds": every seed's {seed, val, test}, "spread": {val, test: [lowest,
- highest]}, "runs": each run's own date, machine, load, seconds, steps, commit and
- command, "date": the newest run's}. A seed given twice, or records of different
-settings, are refused in one line.
+ highest]}, "runs": each run's own date, machine, load, seconds, steps, commit,
+ command and chosen decoding, "date": the newest run's}. A seed given twice, or records
+of different settings, are refused in one line.
 """
 
 import json
@@ -18,7 +18,7 @@ import statistics
 import sys
 
 RUN_FIELDS = ("date", "machine", "load", "seconds", "steps", "commit", "command", "repeats",
-              "averaging", "auto_choice")
+              "averaging", "auto_choice", "decoding")
 SEED_SETTING = re.compile(r"\bSEED=\d+")
 
 
@@ -30,7 +30,8 @@ def setting(record):
 
 def runs_of(record):
   """The per-run fields of `record`: its own "runs", or itself as one run."""
-  return record.get("runs") or [{field: record[field] for field in RUN_FIELDS}]
+  # A record from before t2t-avg-all chose the length penalty has no "decoding".
+  return record.get("runs") or [{field: record.get(field) for field in RUN_FIELDS}]
 
 
 def merged(records):

@@ -2,7 +2,6 @@
 run it writes with it, under --decode_hparams."""
 
 import json
-import os
 import re
 
 import pytest
@@ -120,8 +119,3 @@ def test_the_average_decodes_with_the_alpha_chosen_on_dev(tmp_path_factory, tmp_
   result = call("t2t-decoder", f"--output_dir={averaged}", f"--decode_from_file={source}")
   assert result.returncode == 2 and "Traceback" not in result.stderr
   assert f"{averaged}/{DECODING_FILE}:" in result.stderr
-  os.remove(averaged / DECODING_FILE)
-  result = call("t2t-decoder", f"--output_dir={averaged}", f"--decode_from_file={source}",
-                f"--decode_hparams=alpha={chosen:g}")
-  assert result.returncode == 0 and "chosen on dev" not in result.stderr
-  assert result.stdout == outputs["chosen"]
