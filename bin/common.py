@@ -3,6 +3,7 @@ one-line errors."""
 
 import dataclasses
 import os
+import signal
 import sys
 
 from absl import app
@@ -72,7 +73,8 @@ def parse_flags(argv, program):
 def call_main(main, argv, program, registries=True):
   """`main(argv)` once absl has parsed the flags -> the exit status: a `UserError` (or a
   file-system failure) prints one line `program: error: ...` and gives 2; a run stopped
-  by a signal (after saving) prints its one line and gives 128 + the signal's number."""
+  by a signal (after saving) prints its one line and gives 128 + the signal's number; a
+  closed standard output (`| head`) ends it quietly with 128 + SIGPIPE."""
   try:
     usr_dir = flag_values(CommonFlags).t2t_usr_dir
     if registries:
@@ -90,3 +92,6 @@ def call_main(main, argv, program, registries=True):
   except KeyboardInterrupt:
     print(f"{program}: interrupted", file=sys.stderr)
     return 130
+  except BrokenPipeError:  # Whatever read stdout stopped (`| head`): stop as Unix tools do.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's last flush.
+    return 128 + signal.SIGPIPE

@@ -12,7 +12,7 @@ from t2t_lite.decoding.decode_hparams import DecodeHParams, decode_hparams_for
 from t2t_lite.errors import UserError
 from t2t_lite.run.chosen_decoding import read_chosen_decoding, write_chosen_decoding
 from t2t_lite.run.run_layout import AVERAGE_MARKER, DECODING_FILE
-from t2t_lite.training.alpha_choice import AlphaChoice, alphas_to_try, best_alpha
+from t2t_lite.training.alpha_choice import MIN_GAIN, AlphaChoice, alphas_to_try, best_alpha
 
 
 def problem_with(**defaults):
@@ -35,10 +35,12 @@ def test_nothing_to_choose(defaults):
 @pytest.mark.parametrize("scores, best", [
     ({0.6: 30.0, 1.0: 31.5, 1.4: 31.0}, 1.0),
     ({0.6: 30.0, 1.0: 30.0, 1.4: 29.0}, 0.6),   # A tie: the problem's own alpha.
+    ({0.6: 8.02, 1.0: 8.05, 1.4: 6.82}, 0.6),   # Less than MIN_GAIN more: within the noise.
     ({0.6: 29.0, 1.4: 30.0, 1.0: 30.0}, 1.0),   # A tie of others: the shorter penalty.
     ({0.3: 80.0}, 0.3),
 ])
-def test_the_best_score_wins(scores, best):
+def test_another_alpha_wins_by_min_gain_and_the_problems_stays_below_it(scores, best):
+  assert MIN_GAIN == 0.3
   assert best_alpha(scores) == best
 
 
@@ -50,6 +52,9 @@ def test_the_line_and_the_record_name_every_alpha_tried():
       "8.10 (bleu): t2t-decoder and t2t-exporter decode run_avg with alpha 1 "
       "(--decode_hparams=alpha=A decodes with another)")
   assert choice.record()["scores"] == {"0.6": 7.91, "1": 8.42, "1.4": 8.1}
+  kept = AlphaChoice(200, 4, "bleu", {0.6: 8.02, 1.0: 8.05, 1.4: 6.82}, 0.6).line("run_avg")
+  assert ("decode run_avg with alpha 0.6, the problem's: no other scores 0.3 higher "
+          "(--decode_hparams") in kept
 
 
 def test_the_runs_choice_sits_between_the_problems_defaults_and_the_flag():
@@ -96,7 +101,7 @@ def test_the_average_decodes_with_the_alpha_chosen_on_dev(tmp_path_factory, tmp_
   [line] = [line for line in result.stdout.splitlines() if "length penalty" in line]
   found = re.fullmatch(r"t2t-avg-all: on 20 dev sentences \(beam 4\) length penalty alpha "
                        r"0\.6 ([\d.]+), 1 ([\d.]+), 1\.4 ([\d.]+) \(bleu\): t2t-decoder and "
-                       rf"t2t-exporter decode {averaged} with alpha ([\d.]+) .*", line)
+                       rf"t2t-exporter decode {averaged} with alpha ([\d.]+)[ ,].*", line)
   assert found, line
   record = json.loads((averaged / DECODING_FILE).read_text())
   scores = {float(alpha): score for alpha, score in record["why"]["scores"].items()}

@@ -1,9 +1,11 @@
 """The command-line entry points as a user runs them."""
 
+import signal
+
 import pytest
 
-from commands import (assert_quiet, error_line, newcomer_environment, run_command,
-                      status_and_output)
+from commands import (assert_quiet, command_path, error_line, newcomer_environment,
+                      run_command, start, status_and_output)
 
 pytestmark = pytest.mark.slow  # Whole commands, with models of the paper's size.
 
@@ -113,3 +115,16 @@ def test_every_command_exists_parses_flags_and_is_quiet(tool):
   code, _, err = run_process(tool, "--no_such_flag=1")
   assert code == 2 and err.strip() == (
       f"{tool}: error: Unknown command line flag 'no_such_flag' (see {tool} --helpshort)")
+
+
+def test_a_closed_output_pipe_ends_a_command_quietly(tmp_path):
+  """`t2t-bleu ... | head -1`: the reader goes before the report is written; the command
+  stops as Unix tools do (128 + SIGPIPE), without a traceback."""
+  for name in ("out.de", "ref.de"):
+    (tmp_path / name).write_text("Das Haus ist klein .\n", encoding="utf-8")
+  process = start([command_path("t2t-bleu"), f"--translation={tmp_path / 'out.de'}",
+                   f"--reference={tmp_path / 'ref.de'}"], env=newcomer_environment())
+  process.stdout.close()  # Long before the command has imported what it needs.
+  stderr = process.stderr.read()
+  assert process.wait(timeout=300) == 128 + signal.SIGPIPE, stderr[-2000:]
+  assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr[-2000:]
