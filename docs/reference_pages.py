@@ -202,9 +202,13 @@ def notebook_head(notebook):
 
 
 def cpu_name(machine):
-  """A record's CPU in a few words: "AMD EPYC", "Intel Xeon, AMX" (bfloat16 tiles)."""
+  """A record's CPU in a few words: "AMD EPYC", "Intel Xeon, AMX" (bfloat16 tiles), "AMD
+  EPYC, AVX2 only" (no AVX-512: the same name, a slower machine)."""
   name = re.sub(r"\((R|TM)\)| Processor| CPU", "", machine["cpu"]).strip()
-  return f"{name}, AMX" if "amx_bf16" in machine.get("cpu_flags", ()) else name
+  flags = machine.get("cpu_flags", ())
+  if "amx_bf16" in flags:
+    return f"{name}, AMX"
+  return f"{name}, AVX2 only" if flags and "avx512f" not in flags else name
 
 
 def own_data_table():
