@@ -154,6 +154,8 @@ def test_interactive_decoding_reports_a_bad_line_and_goes_on(tmp_path, monkeypat
   import sys
 
   class Echo:
+    chosen_decoding = ""  # No decoding.json.
+
     def translator(self, decode_hparams=""):
       return self
 

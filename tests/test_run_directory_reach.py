@@ -10,10 +10,12 @@ from import_graph import module_files, module_graph
 # --model_dir.
 DIRECTORY_NAMES = {"output_dir", "model_dir"}
 # Those that may hold it: the flag, the trainer that hands it to Run.training, the Run, the
-# layout of the directory, the files that describe the run and its checkpoints.
+# layout of the directory, the files that describe the run (its decoding chosen on dev
+# among them) and its checkpoints.
 OWNERS = {"t2t_lite.training.config", "t2t_lite.training.trainer",
           "t2t_lite.run.run_directory", "t2t_lite.run.run_layout",
-          "t2t_lite.run.description", "t2t_lite.run.checkpoints"}
+          "t2t_lite.run.description", "t2t_lite.run.chosen_decoding",
+          "t2t_lite.run.checkpoints"}
 
 
 def imported_from(module, graph):
