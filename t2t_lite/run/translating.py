@@ -21,8 +21,8 @@ class Translating:
       self._check_decodable()
       self._translators[key] = Translator(
           self.model, (self.input_vocab, self.target_vocab), self.problem.target_form,
-          decode_hparams_for(self.problem, decode_hparams, self.chosen_decoding), self.strategy, self.rerank_models,
-          any_batch_size)
+          decode_hparams_for(self.problem, decode_hparams, self.chosen_decoding),
+          self.strategy, self.rerank_models, any_batch_size)
     return self._translators[key]
 
   def translate(self, lines, decode_hparams="", progress=False):
