@@ -61,16 +61,8 @@ def steps_trained(run_dir):
   return checkpoint_step(checkpoint_paths(run_dir)[-1])
 
 
-def chosen_decoding(run_dir):
-  """The decode_hparams t2t-avg-all chose for run_dir (its decoding.json), "" for none."""
-  path = os.path.join(run_dir, "decoding.json")
-  if not os.path.isfile(path):
-    return ""
-  with open(path, encoding="utf-8") as f:
-    return json.load(f)["decode_hparams"]
-
-
 def record(args):
+  from t2t_lite.run.chosen_decoding import read_chosen_decoding  # TensorFlow: only here.
   candidates = {model: {split: score(args.root, split, model, args.target)
                         for split in ("val", "test")} for model in MODELS}
   trainer_log = os.path.join(args.root, "trainer.log")
@@ -86,7 +78,7 @@ def record(args):
               "whichever scores higher on dev sentences, and decodes it with the length "
               "penalty that scores them highest (run_avg's decoding); run is the last "
               "checkpoint at the problem's; val and test of both are listed",
-      "decoding": chosen_decoding(os.path.join(args.root, "run_avg")),
+      "decoding": read_chosen_decoding(os.path.join(args.root, "run_avg")),
       "auto_choice": lines_with(trainer_log, "transformer_auto:"),
       "stop": stops[-1],
       "averaging": lines_with(os.path.join(args.root, "avg.log"), "t2t-avg-all:"),
