@@ -23,6 +23,7 @@ from t2t_lite.files.atomic_files import write_text_atomic
 # times repetitions).
 PROGRAMS = [
     ("training_throughput", "Training throughput and model-FLOPs utilisation"),
+    ("cpu_replicas", "Replicas on the CPU against one device"),
     ("decoding_speed", "Decoding"),
     ("scaling", "How cost grows"),
     ("memory", "Memory"),
@@ -31,10 +32,10 @@ PROGRAMS = [
     ("serving", "t2t-serve under load"),
     ("datagen", "Data generation on every core"),
 ]
-REPEATED = {"training_throughput", "decoding_speed", "scaling"}
+REPEATED = {"training_throughput", "cpu_replicas", "decoding_speed", "scaling"}
 # How each program runs its peers (the others time them in turn in t2t_lite's process).
 PEERS = {"training_throughput": document.OWN_PROCESS, "memory": document.OWN_PROCESS,
-         "input_vs_training": document.NO_PEERS, "real_batches": document.NO_PEERS,
+         "cpu_replicas": document.NO_PEERS, "input_vs_training": document.NO_PEERS, "real_batches": document.NO_PEERS,
          "serving": document.SERVER_PROCESS,
          "datagen": document.NO_PEERS}
 # On an AVX-512 CPU the training throughput runs once more with every framework's kernels

@@ -4,8 +4,9 @@ Loading TensorFlow on a machine without a GPU prints C++ lines before its loggin
 set up (CUDA stubs, a failed cuInit, CPU-feature notes) that TF_CPP_MIN_LOG_LEVEL does
 not reach; SentencePiece logs a note when a tokenizer loads; each checkpoint save logs a
 sharding timing; saving a SavedModel lists each signature's captured inputs; decoding's
-one trace per bucket width draws a retracing warning. Those lines are dropped; every
-other line, warnings and errors included, still shows.
+one trace per bucket width draws a retracing warning; several replicas' first steps
+describe their all-reduces. Those lines are dropped; every other line, warnings and
+errors included, still shows.
 
 Where JAX is installed, TensorFlow Lite's Python package imports it while TensorFlow
 imports (for its optional JAX converter): 1.7 of the 12 seconds `import tensorflow`
@@ -43,6 +44,9 @@ RUNTIME_CHATTER = re.compile("|".join([
     r"calls to <bound method Translator\._decode_replicas .* triggered tf\.function retracing",
     # tf.saved_model.save lists every captured input of each signature (t2t-exporter).
     r"^Function `[^`]*` contains input name\(s\)",
+    # MirroredStrategy's first steps describe their all-reduces (replicas on the CPU).
+    r"^Collective all_reduce tensors: ",
+    r"^Reduce to .* then broadcast to ",
 ]))
 
 

@@ -12,7 +12,9 @@ import sys
 import pytest
 
 from commands import BIN, call, environment
+from t2t_lite.cores import usable_cores
 from t2t_lite.run.run_layout import AVERAGE_MARKER, DECODING_FILE, EXPORT_MARKER
+from t2t_lite.training.auto_hparams import cpu_replicas_for
 from tiny_runs import copy_run, tiny_export, tiny_run
 
 pytestmark = pytest.mark.slow  # Builds the site and runs the commands as processes.
@@ -134,6 +136,10 @@ def test_the_own_data_walkthrough_gives_a_bleu_line_and_an_export(shared_data, t
   assert os.path.isfile(tmp_path / "serving" / "1" / "saved_model.pb")
   assert len((tmp_path / "test.out.de").read_text(encoding="utf-8").splitlines()) == 8
   assert re.search(r"^transformer_auto: 600 training pairs", result.stdout, re.M), output[-3000:]
+  # Replicas on the CPU, one a core, as the rule chooses on this machine (batches of 1,024
+  # tokens each, as the test gives them).
+  replicas = cpu_replicas_for(2048, usable_cores())
+  assert f"{replicas} replica(s), XLA off, batch_size=1024 tokens per replica" in output
   # Evaluations by time: between the baseline and the last one, at steps no step count set.
   steps = [int(step) for step in re.findall(r"eval at step (\d+):", output)]
   assert steps[0] == 0 and len(steps) >= 3 and all(0 < s < steps[-1] for s in steps[1:-1]), (

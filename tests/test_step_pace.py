@@ -26,8 +26,11 @@ def test_the_warmup_steps_are_not_timed_and_the_timed_ones_are_capped(monkeypatc
 
 
 @pytest.mark.slow
-def test_a_models_pace_is_measured_in_a_child_process():
-  steps_per_second, seconds = measured_pace(TINY, vocab_size=300, length=20)
+@pytest.mark.parametrize("cpu_replicas", [1, 2])
+def test_a_models_pace_is_measured_in_a_child_process(cpu_replicas):
+  """The child splits the CPU as t2t-trainer will (hparams cpu_replicas, no GPU here)."""
+  hparams = dataclasses.replace(TINY, cpu_replicas=cpu_replicas)
+  steps_per_second, seconds = measured_pace(hparams, vocab_size=300, length=20)
   assert math.isfinite(steps_per_second) and steps_per_second > 0
   assert seconds > 0
 

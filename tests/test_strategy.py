@@ -30,7 +30,7 @@ def test_more_gpus_than_there_are_names_the_cpu_flag():
 def test_the_cpu_cannot_be_split_once_this_process_set_up_its_devices():
   tf.config.list_logical_devices("CPU")  # The runtime starts: one CPU device.
   assert one_line_error(lambda: split_cpu(2)) == (
-      "--locally_shard_to_cpu with --worker_gpu=2: this process already set up 1 CPU "
+      "--worker_gpu=2 with --locally_shard_to_cpu: this process already set up 1 CPU "
       "device(s); start a new process")
 
 

@@ -22,7 +22,7 @@ CPU_REPLICAS_PER_CORE = 8
 
 
 def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=True,
-                  cluster_timeout_seconds=CLUSTER_TIMEOUT_SECONDS):
+                  cluster_timeout_seconds=CLUSTER_TIMEOUT_SECONDS, cpu_replicas=1):
   """The strategy a command uses.
 
   - A cluster of several workers (`t2t_lite.distribute.cluster`: TF_CONFIG, or a Slurm step of
@@ -30,6 +30,8 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
   - `locally_shard_to_cpu`: MirroredStrategy over `worker_gpu` logical devices the CPU is
     split into (tensor2tensor's flag; what several GPUs give, on any machine).
   - Several local GPUs (or `worker_gpu` > 1 of them): MirroredStrategy over them.
+  - No GPU, and `cpu_replicas` above 1 (hparams cpu_replicas): MirroredStrategy over that
+    many logical devices of the CPU, each computing on its share of the cores.
   - Otherwise the default strategy on the one device (GPU or CPU).
   worker_gpu: how many local GPUs to use; None or 0 = all of them. On a machine without
     GPUs, 1 (tensor2tensor's default) means the CPU.
@@ -53,8 +55,10 @@ def make_strategy(worker_gpu=None, locally_shard_to_cpu=False, across_workers=Tr
     logging.info("%s names %d workers; this command uses this machine's devices only",
                  cluster.source, cluster.workers)
   if locally_shard_to_cpu:
-    check_cpu_replicas(worker_gpu or 1)
     return _mirrored(split_cpu(worker_gpu or 1))
+  if (cpu_replicas > 1 and (worker_gpu or 1) == 1
+      and not tf.config.list_physical_devices("GPU")):  # Listing logical devices fixes them.
+    return _mirrored(split_cpu(cpu_replicas, HPARAMS_SETTING))
   gpus = tf.config.list_logical_devices("GPU")
   if worker_gpu and worker_gpu > len(gpus) and not (worker_gpu == 1 and not gpus):
     fix = ("pass --locally_shard_to_cpu to run the replicas on logical devices of the CPU, "
@@ -74,30 +78,42 @@ def _mirrored(devices):
   return tf.distribute.MirroredStrategy(devices)
 
 
-def check_cpu_replicas(count, cores=None):
+# How each way of splitting the CPU is named in its lines: (the setting, how to set N).
+FLAG_SETTING = ("--worker_gpu={} with --locally_shard_to_cpu", "--worker_gpu={}")
+HPARAMS_SETTING = ("hparams cpu_replicas={}", "--hparams=cpu_replicas={}")
+
+
+def check_cpu_replicas(count, cores=None, setting=FLAG_SETTING):
   """UserError when `count` replicas on logical devices of the CPU are more than
   CPU_REPLICAS_PER_CORE a core of this process's `cores` (default: `usable_cores()`)."""
   cores = cores or usable_cores()
   bound = CPU_REPLICAS_PER_CORE * cores
   if count > bound:
-    raise UserError(f"--worker_gpu={count} with --locally_shard_to_cpu: more replicas than "
-                    f"this machine's bound of {bound} ({CPU_REPLICAS_PER_CORE} a core, "
-                    f"{cores} core(s)); pass --worker_gpu={bound} or fewer")
+    named, how = setting
+    raise UserError(f"{named.format(count)}: more replicas than this machine's bound of "
+                    f"{bound} ({CPU_REPLICAS_PER_CORE} a core, {cores} core(s)); pass "
+                    f"{how.format(bound)} or fewer")
 
 
-def split_cpu(count):
-  """Splits the CPU into `count` logical devices -> their names. TensorFlow allows it only
-  before its runtime starts; a process that started it with another count gets a UserError."""
+def split_cpu(count, setting=FLAG_SETTING):
+  """Splits the CPU into `count` logical devices -> their names. Each replica computes on
+  its share of the cores: TensorFlow's intra-op threads (those one op's kernel runs on) are
+  the usable cores over `count`, at least 1, while the replicas' ops run side by side.
+  TensorFlow allows both only before its runtime starts; a process that started it with
+  another count gets a UserError. `setting`: how the lines name the count's setting."""
+  check_cpu_replicas(count, setting=setting)
   cpu = tf.config.list_physical_devices("CPU")[0]
   try:
     tf.config.set_logical_device_configuration(
         cpu, [tf.config.LogicalDeviceConfiguration()] * count)
+    if count > 1:
+      tf.config.threading.set_intra_op_parallelism_threads(max(1, usable_cores() // count))
   except RuntimeError:  # The runtime already started: its devices are fixed.
     pass
   devices = [device.name for device in tf.config.list_logical_devices("CPU")]
   if len(devices) != count:
-    raise UserError(f"--locally_shard_to_cpu with --worker_gpu={count}: this process already "
-                    f"set up {len(devices)} CPU device(s); start a new process")
+    raise UserError(f"{setting[0].format(count)}: this process already set up "
+                    f"{len(devices)} CPU device(s); start a new process")
   return devices
 
 

@@ -72,6 +72,10 @@ class HParams:
   bpe_dropout: float = bounded(0.0, minimum=0, below=1)
   right_to_left: bool = False           # Targets trained and decoded last token first, for
                                         # reranking (t2t_lite.decoding.right_to_left).
+  # Training without a GPU: MirroredStrategy replicas on logical devices the CPU is split
+  # into, each computing on its share of the cores (transformer_auto: one a core).
+  # batch_size is each replica's. 1: one device. A GPU or a cluster trains as it would.
+  cpu_replicas: int = bounded(1, minimum=1)
 
   def __post_init__(self):
     check_bounds(self, name_format="hparams {}")  # Before the divisions below.

@@ -28,7 +28,11 @@ The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"
     and 0.22 for the same 60 minutes of one core; short sentences (Multi30k's captions) keep the
     recipe's 4,096;
   - the vocabulary, fixed by t2t-datagen before training: advice only, 8,192 pieces from
-    10,000 pairs on (on Multi30k 4,096 lost 1.1 BLEU on val), 4,096 below.
+    10,000 pairs on (on Multi30k 4,096 lost 1.1 BLEU on val), 4,096 below;
+  - on a machine without GPUs, the batch split over replicas on the CPU, one a core, each
+    of at least MIN_REPLICA_TOKENS (`cpu_replicas_for`): the same batch a step, more of them
+    a second (each op of this small model gains little from a second thread; the replicas'
+    ops run side by side).
 """
 
 import dataclasses
@@ -52,6 +56,11 @@ WARMUP_SHARE, LONGEST_WARMUP, SHORTEST_WARMUP = 0.25, 2000, 100
 RECIPE_BATCH = 4096  # transformer_tiny_multi30k's batches, for short sentences.
 SMALL_CORPUS_PAIRS = 10000  # Below: more dropout, smaller batches, a smaller vocabulary.
 LONG_SENTENCE_TOKENS = 64  # A p99 length past it: smaller batches (Europarl 115, Multi30k 40).
+# The smallest batch a replica on the CPU takes. On 2 cores of an AVX2-only EPYC, Europarl's
+# choice (2,048 tokens a step) trained 1.14x the steps a second as 2 replicas of 1,024, each
+# on one core, as on one device with both; Multi30k's (4,096) 1.20x as 2 of 2,048
+# (docs/benchmarks.md, "Replicas on the CPU against one device").
+MIN_REPLICA_TOKENS = 1024
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,25 +113,36 @@ class Budget:
                    f"{steps:,} steps")
 
 
-def choose(base, corpus, budget, overrides=""):
+def cpu_replicas_for(batch_size, cpu_cores):
+  """Replicas on the CPU for batches of `batch_size` tokens a step: one for each of
+  `cpu_cores` (0: the run trains on a GPU, or on devices given by flags), as long as each
+  takes at least MIN_REPLICA_TOKENS; at least 1."""
+  return max(1, min(cpu_cores, batch_size // MIN_REPLICA_TOKENS))
+
+
+def choose(base, corpus, budget, overrides="", cpu_cores=0):
   """-> (the HParams chosen from `base` (the tiny recipe) for `corpus` and `budget`, with
   --hparams `overrides` over the choice, one line saying why).
 
   The warmup is a quarter of the steps the budget gives the hparams as overridden (under
   --train_minutes, their measured pace); the learning-rate constant puts the peak at
   PEAK_LEARNING_RATE for the final width and warmup. Either, given in `overrides`, is
-  kept as given."""
+  kept as given. cpu_cores: the cores a run on the CPU trains on (`cpu_replicas_for`), 0
+  for a run on a GPU; batch_size, as everywhere, is each replica's, so one given in
+  `overrides` is one replica's."""
   small = corpus.pairs < SMALL_CORPUS_PAIRS
   dropout = 0.3 if small else 0.2
   long_sentences = corpus.p99_length > LONG_SENTENCE_TOKENS
-  batch_size = 2048 if small or long_sentences else RECIPE_BATCH
+  step_tokens = 2048 if small or long_sentences else RECIPE_BATCH  # Over every replica.
   max_length = max(base.max_length, 32 * math.ceil(corpus.p99_length / 32))
   given = parse_overrides(overrides, HParams) if overrides else {}
-  chosen = {"layer_prepostprocess_dropout": dropout, "batch_size": batch_size,
-            "max_length": max_length}
+  replicas = given.get("cpu_replicas", cpu_replicas_for(step_tokens, cpu_cores))
+  chosen = {"layer_prepostprocess_dropout": dropout, "batch_size": step_tokens // replicas,
+            "max_length": max_length, "cpu_replicas": replicas}
   hparams = dataclasses.replace(base, **{**chosen, **given})
   steps, reckoned = budget.steps_for(hparams)
-  passes = corpus.passes(steps, hparams.batch_size)
+  step_tokens = hparams.batch_size * hparams.cpu_replicas
+  passes = corpus.passes(steps, step_tokens)
   if passes is not None:
     reckoned += f" (about {passes:.0f} passes over the pairs)"
   if "learning_rate_warmup_steps" not in given:
@@ -141,13 +161,21 @@ def choose(base, corpus, budget, overrides=""):
   line = (f"{AUTO_SET}: {corpus.pairs:,} training pairs ({'under' if small else 'at least'} "
           f"{SMALL_CORPUS_PAIRS:,}), 99% of them within {corpus.p99_length} tokens; "
           f"{reckoned} -> d_model {hparams.hidden_size}, {hparams.num_hidden_layers} layers, "
-          f"batches of {hparams.batch_size:,} tokens, dropout "
+          f"batches of {step_tokens:,} tokens{replicas_said(hparams)}, dropout "
           f"{hparams.layer_prepostprocess_dropout:g}, warmup "
           f"{hparams.learning_rate_warmup_steps:,} steps to {peak}, max_length "
           f"{hparams.max_length}; {vocab}")
   if given:
     line += f" (--hparams={overrides} given over the choice)"
   return hparams, line
+
+
+def replicas_said(hparams):
+  """How the line says the batch is split over replicas on the CPU ("" for one device)."""
+  if hparams.cpu_replicas == 1:
+    return ""
+  return (f" ({hparams.cpu_replicas} replicas on the CPU's cores, {hparams.batch_size:,} "
+          f"each)")
 
 
 def peak_constant(hidden_size, warmup):
@@ -169,4 +197,16 @@ def for_run(base, problem, data_dir, config, overrides, begun):
   settings = step_pace.PaceSettings.of(config)
   budget = Budget(config.train_steps, config.train_minutes or 0.0, lambda hparams: (
       step_pace.measured_pace(hparams, corpus.vocab_size, corpus.row_length, settings)))
-  return choose(base, corpus, budget, overrides)
+  return choose(base, corpus, budget, overrides, cpu_cores=_cpu_cores(config))
+
+
+def _cpu_cores(config):
+  """The cores the run's replicas on the CPU may take: this process's, when it trains on
+  the CPU of this machine alone, by no flag's choice of devices; else 0."""
+  import tensorflow as tf
+  from t2t_lite.cores import usable_cores
+  from t2t_lite.distribute.cluster import find_cluster
+  if (config.locally_shard_to_cpu or tf.config.list_physical_devices("GPU")
+      or find_cluster()):
+    return 0
+  return usable_cores()

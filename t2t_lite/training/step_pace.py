@@ -5,8 +5,9 @@
 
 transformer_auto turns --train_minutes into steps with `measured_pace`: the run's own
 model, batch and precision, timed for a few seconds on one fixed batch of
-`hparams.batch_size` tokens in rows of `length` tokens (random ids, no padding), after
-warm-up steps (tracing). It runs in a child process, so that nothing of the measurement
+`hparams.batch_size` tokens in rows of `length` tokens (random ids, no padding) for each
+replica (`hparams.cpu_replicas` of them on a machine without GPUs), after warm-up steps
+(tracing). It runs in a child process, so that nothing of the measurement
 (the model, the traced step, Keras's names, TensorFlow's devices) stays in the run's.
 The input pipeline, evaluations and saves are not timed: the pace is the training
 steps' own.
@@ -104,7 +105,8 @@ def timed_pace(run_one_step):
 
 
 def _measure(request):
-  """The child's work: the request's pace, on this machine's first device."""
+  """The child's work: the request's pace, on this machine's first device (or the CPU's
+  replicas the hparams ask for, as t2t-trainer splits it)."""
   import numpy as np
   from t2t_lite.distribute.strategy import make_strategy, uses_gpu
   from t2t_lite.models.hyperparameters import HParams
@@ -118,7 +120,8 @@ def _measure(request):
   # [rows, length]: ids past PAD and EOS, each row ending in EOS as real examples do.
   ids = np.random.default_rng(0).integers(EOS_ID + 1, vocab_size, size=(rows, length))
   ids[:, -1] = EOS_ID
-  strategy = make_strategy(worker_gpu=1, across_workers=False)
+  strategy = make_strategy(worker_gpu=1, across_workers=False,
+                           cpu_replicas=hparams.cpu_replicas)
   jit_compile = uses_gpu(strategy) if settings.xla is None else settings.xla
   with strategy.scope():
     run_one_step = fixed_batch_step(hparams, vocab_size, ids, ids, jit_compile, settings.model,

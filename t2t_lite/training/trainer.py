@@ -60,7 +60,8 @@ def train(problem, hparams, config, data_dir):
     keras.utils.set_random_seed(config.random_seed)
   with stopped_before_the_loop(), dtype_policy(config.mixed_precision):
     strategy = make_strategy(config.worker_gpu, config.locally_shard_to_cpu,
-                             cluster_timeout_seconds=config.cluster_timeout_seconds)
+                             cluster_timeout_seconds=config.cluster_timeout_seconds,
+                             cpu_replicas=hparams.cpu_replicas)
     with Run.training(config.output_dir, problem, hparams, data_dir, model=config.model,
                       flags=config.flags, strategy=strategy) as run:
       return _train_run(run, config, data_dir)
