@@ -2,6 +2,7 @@
 
   __main__.py              `python -m bench`: runs each program in its own process, writes the docs
   training_throughput.py   target tokens/s of a full training step, and model-FLOPs utilisation
+  cpu_replicas.py          transformer_auto's steps/s on replicas on the CPU vs one device
   real_batches.py          t2t-trainer on real batches vs one fixed batch, XLA off and on
   decoding_speed.py        sentences/s and tokens/s of greedy and beam decoding of newstest2014
   ctranslate2_decoding.py  t2t-decoder, the SavedModel and CTranslate2 decoding a trained run

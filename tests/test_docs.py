@@ -31,11 +31,12 @@ GUIDE_PAGES = ["README.md"] + [os.path.join("docs", name) for name in (
 # What the walkthrough's real settings become in the test: a tiny model, a few steps.
 TINY = {
     "--vocab_size=8192": "--vocab_size=1000",
-    # transformer_auto's choice, shrunk; half a minute of training, evaluated by time only;
-    # a checkpoint every 2 steps: the last tenth of even 20 steps holds two to average.
+    # transformer_auto's choice, shrunk; a minute of training (its first step, traced for
+    # two replicas on 2 cores, took half a minute on a busy machine), evaluated by time
+    # only; a checkpoint every 2 steps: the last tenth of even 20 steps holds two to average.
     "--hparams_set=transformer_auto --train_minutes=60":
         "--hparams_set=transformer_auto --hparams=hidden_size=32,filter_size=64,"
-        "num_hidden_layers=2,batch_size=1024,max_length=64 --train_minutes=0.5 "
+        "num_hidden_layers=2,batch_size=1024,max_length=64 --train_minutes=1 "
         "--eval_every_minutes=0.1 --local_eval_frequency=1000000 --eval_steps=2 "
         "--eval_decode_sentences=4 --save_checkpoints_steps=2 --save_checkpoints_secs=0",
     "--n=20": "--n=20 --dev_sentences=20",
