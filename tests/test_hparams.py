@@ -47,7 +47,8 @@ V1 = {"num_hidden_layers": 6, "hidden_size": 512, "filter_size": 2048, "num_head
       "optimizer_adam_beta1": 0.9,
       "optimizer_adam_beta2": 0.98, "optimizer_adam_epsilon": 1e-9, "batch_size": 4096,
       "max_length": 256, "min_length_bucket": 8, "length_bucket_step": 1.1,
-      "bpe_dropout": 0.0, "right_to_left": False, "cpu_replicas": 1}
+      "bpe_dropout": 0.0, "right_to_left": False, "cpu_replicas": 1,
+      "rdrop_alpha": 0.0}
 V2 = {**V1, "pre_norm": True, "attention_dropout": 0.1, "relu_dropout": 0.1,
       "learning_rate_warmup_steps": 8000, "learning_rate_constant": 2.0}  # learning_rate 0.2.
 V3 = {**V2, "optimizer_adam_beta2": 0.997}

@@ -1,5 +1,6 @@
 """Mixed precision and the paper's base set train on CPU; the big set builds and runs."""
 
+import json
 import re
 
 import numpy as np
@@ -11,7 +12,7 @@ from t2t_lite.models.parameter_summary import format_summary
 from t2t_lite.models.transformer import Transformer
 from t2t_lite.registry import HPARAMS
 from t2t_lite.data.batching import xla_bucket_note
-from trainer_runs import run_trainer
+from trainer_runs import SMALL_RUN, run_trainer
 
 
 @pytest.mark.slow
@@ -31,6 +32,19 @@ def test_mixed_precision_trains(small_translation_data, tmp_path, precision):
   # float16's 65,504, so the first updates overflow, are skipped and reported.
   reported = "float16 loss scaling skipped" in result.stderr
   assert reported == (precision == "float16"), result.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_r_drop_trains_through_the_trainer(small_translation_data, tmp_path):
+  _, data_dir = small_translation_data
+  run = tmp_path / "run"
+  result = run_trainer(data_dir, str(run), "--train_steps=40", "--local_eval_frequency=40",
+                       "--eval_steps=0", "--eval_decode_sentences=4",
+                       SMALL_RUN[1] + ",rdrop_alpha=5")  # A second --hparams replaces it.
+  assert result.returncode == 0, result.stderr[-3000:]
+  losses = [float(x) for x in re.findall(r"eval at step \d+: loss ([0-9.]+)", result.stderr)]
+  assert len(losses) == 2 and losses[1] < losses[0] - 0.5, result.stderr[-2000:]
+  assert json.loads((run / "hparams.json").read_text())["rdrop_alpha"] == 5.0
 
 
 @pytest.mark.slow

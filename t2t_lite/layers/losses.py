@@ -25,6 +25,17 @@ def smoothed_cross_entropy(targets, logits, label_smoothing):
   return (cross_entropy(ops.cast(logits, "float32")) - min_cross_entropy) * non_padding(targets)
 
 
+def symmetric_kl(logits, other_logits, targets):
+  """Per-token (KL(p || q) + KL(q || p)) / 2 between two predictions of the same targets:
+  logits, other_logits [batch, t, vocab], targets [batch, t] -> [batch, t], padding 0.
+
+  Written as the sum over the vocabulary of (p - q) (log p - log q) / 2."""
+  log_p = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)          # [b, t, v]
+  log_q = ops.log_softmax(ops.cast(other_logits, "float32"), axis=-1)    # [b, t, v]
+  divergence = 0.5 * ops.sum((ops.exp(log_p) - ops.exp(log_q)) * (log_p - log_q), axis=-1)
+  return divergence * non_padding(targets)
+
+
 def non_padding(ids):
   """ids [batch, t] -> [batch, t] float32: 1 on tokens, 0 on padding."""
   return ops.cast(ops.not_equal(ops.cast(ids, "int32"), PAD_ID), "float32")

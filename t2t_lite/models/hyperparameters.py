@@ -47,6 +47,9 @@ class HParams:
   attention_dropout: float = bounded(0.0, minimum=0, below=1)  # On attention weights.
   relu_dropout: float = bounded(0.0, minimum=0, below=1)       # Inside the feed-forward network.
   label_smoothing: float = bounded(0.1, minimum=0, below=1)    # epsilon_ls.
+  # R-Drop (Liang et al. 2021): above 0, each batch is trained twice, with dropout masks
+  # of their own, and this weight pulls the two predictions together (5 theirs; 0 off).
+  rdrop_alpha: float = bounded(0.0, minimum=0)
 
   # Optimisation (paper section 5.3).
   # The learning rate: a product of factors (SCHEDULE_FACTORS), tensor2tensor's

@@ -7,6 +7,7 @@ The loop and its step:
   auto_hparams.py      transformer_auto: hparams chosen for the corpus and the budget.
   step_pace.py         steps a second of a model on this machine, measured (--train_minutes).
   train_step.py        the distributed training step: gradients per replica, one update.
+  r_drop.py            R-Drop: each batch through the model twice, the passes pulled together.
   optimization.py      the learning-rate schedule and Adam of paper section 5.3.
   fused_adam.py        Keras's Adam, updated by one fused kernel per variable (TensorFlow).
   train_input.py       one process's training input, its position kept in every checkpoint.

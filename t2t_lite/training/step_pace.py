@@ -82,7 +82,8 @@ def fixed_batch_step(hparams, vocab_size, inputs, targets, jit_compile, model="t
     optimizer = build_optimizer(hparams)
     optimizer.build(built.trainable_variables)
   step = TrainStep(tf.distribute.get_strategy(), built, optimizer, hparams.label_smoothing,
-                   accumulation_steps, jit_compile=jit_compile)
+                   accumulation_steps, jit_compile=jit_compile,
+                   rdrop_alpha=hparams.rdrop_alpha)
   features = {"inputs": tf.constant(inputs, tf.int32), "targets": tf.constant(targets, tf.int32)}
   iterator = iter(tf.data.Dataset.from_tensors(features).repeat())
 

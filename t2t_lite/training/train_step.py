@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from t2t_lite.layers.losses import non_padding, smoothed_cross_entropy
 from t2t_lite.distribute.strategy import local_replicas
+from t2t_lite.training.r_drop import doubled, halves, r_drop_loss_sum
 
 # What a step reports, summed over replicas and micro-batches.
 STAT_NAMES = ("loss_sum", "nll_sum", "correct", "tokens", "input_tokens", "examples")
@@ -59,14 +60,17 @@ class TrainStep:
     `keras.optimizers.LossScaleOptimizer` (float16).
   accumulation_steps: micro-batches (per replica) summed into one update.
   jit_compile: compile the per-replica forward/backward pass with XLA.
+  rdrop_alpha: above 0, R-Drop's weight (t2t_lite.training.r_drop): each batch goes
+    through the model twice; the stats are the first pass's.
   """
 
   def __init__(self, strategy, model, optimizer, label_smoothing, accumulation_steps=1,
-               jit_compile=False):
+               jit_compile=False, rdrop_alpha=0.0):
     self.strategy = strategy
     self.model = model
     self.optimizer = optimizer
     self.label_smoothing = label_smoothing
+    self.rdrop_alpha = rdrop_alpha
     self.accumulation_steps = accumulation_steps
     self.local_replicas = local_replicas(strategy)
     # Batches a call takes from this process's iterator.
@@ -117,9 +121,15 @@ class TrainStep:
     """Per replica: gradients of the summed token loss (not yet normalised), and stats."""
     variables = self.model.trainable_variables
     with tf.GradientTape() as tape:
-      logits = self.model(features, training=True)
+      if self.rdrop_alpha:
+        logits, other_logits = halves(self.model(doubled(features), training=True))
+      else:
+        logits = self.model(features, training=True)
       stats = token_statistics(features, logits, self.label_smoothing)
       loss = stats["loss_sum"]
+      if self.rdrop_alpha:
+        loss = r_drop_loss_sum(features["targets"], logits, other_logits, loss,
+                               self.label_smoothing, self.rdrop_alpha)
       if isinstance(self.optimizer, keras.optimizers.LossScaleOptimizer):
         loss = self.optimizer.scale_loss(loss)
     gradients = tape.gradient(loss, variables)

@@ -126,7 +126,8 @@ def _train_run(run, config, data_dir):
     print(eval_line(current_step(optimizer), results), flush=True)
     return results
   train_step = TrainStep(strategy, model, optimizer, hparams.label_smoothing,
-                         config.gradient_accumulation_steps, jit_compile)
+                         config.gradient_accumulation_steps, jit_compile,
+                         rdrop_alpha=hparams.rdrop_alpha)
   loop = _Loop(config, run, optimizer, schedule, train_step, checkpoints, trained_time,
                evaluator if config.schedule == "train_and_evaluate" else None, watch)
   return loop.run_to_the_end(train_input, resumed)

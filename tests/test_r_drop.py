@@ -1,0 +1,94 @@
+"""R-Drop (hparams.rdrop_alpha): two passes of each batch, pulled together."""
+
+import dataclasses
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from model_fixtures import SMALL, random_batch, small_model
+from t2t_lite.layers.losses import smoothed_cross_entropy, symmetric_kl
+from t2t_lite.training.r_drop import doubled, halves, r_drop_loss_sum
+from t2t_lite.training.train_step import TrainStep
+
+FLOAT32_EPS = float(np.finfo(np.float32).eps)
+
+
+def kl(p, q):
+  return np.sum(p * (np.log(p) - np.log(q)), axis=-1)
+
+
+def softmax(logits):
+  exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
+  return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def test_the_divergence_is_the_mean_of_both_kls_and_zero_on_padding():
+  rng = np.random.default_rng(0)
+  logits, other = (rng.normal(size=(2, 3, 11)).astype("float32") for _ in range(2))
+  targets = np.array([[4, 5, 0], [6, 0, 0]], "int32")
+  p, q = softmax(logits.astype("float64")), softmax(other.astype("float64"))
+  expected = 0.5 * (kl(p, q) + kl(q, p)) * (targets != 0)
+  got = np.asarray(symmetric_kl(logits, other, targets))
+  # float32 log-softmax of logits near 1: each term off by a few eps, summed over 11 ids.
+  np.testing.assert_allclose(got, expected, rtol=0, atol=100 * FLOAT32_EPS)
+  assert got[0, 2] == got[1, 1] == got[1, 2] == 0.0 and (got[targets != 0] > 0).all()
+  assert np.abs(np.asarray(symmetric_kl(logits, logits, targets))).max() < 100 * FLOAT32_EPS
+
+
+def test_the_loss_is_the_passes_mean_plus_alpha_times_their_divergence():
+  rng = np.random.default_rng(1)
+  logits, other = (rng.normal(size=(2, 3, 11)).astype("float32") for _ in range(2))
+  targets = np.array([[4, 5, 0], [6, 7, 8]], "int32")
+  first, second = (float(tf.reduce_sum(smoothed_cross_entropy(targets, x, 0.1)))
+                   for x in (logits, other))
+  divergence = float(tf.reduce_sum(symmetric_kl(logits, other, targets)))
+  loss = float(r_drop_loss_sum(targets, logits, other, first, 0.1, alpha=5.0))
+  assert np.isclose(loss, 0.5 * (first + second) + 5.0 * divergence, rtol=1e-6)
+
+
+def test_doubling_then_halving_gives_back_the_batch():
+  inputs, targets = random_batch()
+  twice = doubled({"inputs": tf.constant(inputs), "targets": tf.constant(targets)})
+  assert twice["inputs"].shape == (2 * inputs.shape[0], inputs.shape[1])
+  for half in halves(twice["targets"]):
+    np.testing.assert_array_equal(half, targets)
+
+
+def updated_weights(hparams, rdrop_alpha):
+  """The weights after one SGD step of a fresh small model with the given R-Drop weight."""
+  model = small_model(hparams)
+  inputs, targets = random_batch(batch=4)
+  features = {"inputs": tf.constant(inputs), "targets": tf.constant(targets)}
+  model(features)
+  before = [v.numpy() for v in model.trainable_variables]
+  optimizer = keras.optimizers.SGD(learning_rate=0.5)
+  step = TrainStep(tf.distribute.get_strategy(), model, optimizer, 0.1,
+                   rdrop_alpha=rdrop_alpha)
+  stats = step(iter(tf.data.Dataset.from_tensors(features).repeat()))
+  return before, [v.numpy() for v in model.trainable_variables], stats
+
+
+def test_without_dropout_both_passes_agree_and_the_update_is_the_plain_one():
+  """Dropout 0: the passes are equal, their divergence 0, their mean the plain loss."""
+  hparams = dataclasses.replace(SMALL, layer_prepostprocess_dropout=0.0)
+  before, plain, plain_stats = updated_weights(hparams, rdrop_alpha=0.0)
+  _, r_drop, r_drop_stats = updated_weights(hparams, rdrop_alpha=5.0)
+  assert r_drop_stats["tokens"] == plain_stats["tokens"]  # The first pass's, not twice.
+  assert np.isclose(r_drop_stats["loss_sum"], plain_stats["loss_sum"], rtol=1e-5)
+  largest_update = max(np.abs(p - b).max() for p, b in zip(plain, before))
+  # Gradients summed over a few hundred float32 terms in another order: far below 1e-4.
+  for p, r in zip(plain, r_drop):
+    np.testing.assert_allclose(r, p, rtol=0, atol=1e-4 * largest_update)
+
+
+def test_with_dropout_the_passes_differ_and_pull_the_update_elsewhere():
+  hparams = dataclasses.replace(SMALL, layer_prepostprocess_dropout=0.3)
+  model = small_model(hparams)
+  inputs, targets = random_batch(batch=4)
+  logits, other = halves(model(doubled({"inputs": tf.constant(inputs),
+                                        "targets": tf.constant(targets)}), training=True))
+  assert float(tf.reduce_sum(symmetric_kl(logits, other, targets))) > 0
+  _, plain, _ = updated_weights(hparams, rdrop_alpha=0.0)
+  _, r_drop, _ = updated_weights(hparams, rdrop_alpha=5.0)
+  assert any(not np.allclose(p, r) for p, r in zip(plain, r_drop))
