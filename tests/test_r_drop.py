@@ -8,6 +8,7 @@ import tensorflow as tf
 
 from model_fixtures import SMALL, random_batch, small_model
 from t2t_lite.layers.losses import smoothed_cross_entropy, symmetric_kl
+from t2t_lite.training.cost import training_flops
 from t2t_lite.training.r_drop import doubled, halves, r_drop_loss_sum
 from t2t_lite.training.train_step import TrainStep
 
@@ -92,3 +93,9 @@ def test_with_dropout_the_passes_differ_and_pull_the_update_elsewhere():
   _, plain, _ = updated_weights(hparams, rdrop_alpha=0.0)
   _, r_drop, _ = updated_weights(hparams, rdrop_alpha=5.0)
   assert any(not np.allclose(p, r) for p, r in zip(plain, r_drop))
+
+
+def test_the_cost_line_counts_both_passes():
+  args = (1000, 3000.0, 2900.0, 30.0, 29.0)
+  r_drop = dataclasses.replace(SMALL, rdrop_alpha=5.0)
+  assert training_flops(r_drop, *args) == 2 * training_flops(SMALL, *args)

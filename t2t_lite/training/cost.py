@@ -38,7 +38,8 @@ def gpu_peak_flops(device_name):
 
 def training_flops(hparams, target_vocab_size, input_tokens, target_tokens,
                    mean_input_length, mean_target_length):
-  """Model FLOPs of one training pass (forward + backward) over the given tokens."""
+  """Model FLOPs of one training step (forward + backward) over the given tokens: two
+  passes over them under R-Drop (hparams.rdrop_alpha)."""
   d, f, n = hparams.hidden_size, hparams.filter_size, hparams.num_hidden_layers
   keys, values = hparams.key_channels, hparams.value_channels
   projections = d * keys * 2 + d * values * 2      # Q, K, V, O of one attention.
@@ -49,7 +50,8 @@ def training_flops(hparams, target_vocab_size, input_tokens, target_tokens,
   attention_per_target = n * (keys + values) * (mean_target_length / 2 + mean_input_length)
   forward = 2 * (input_tokens * (per_input_token + attention_per_input) +
                  target_tokens * (per_target_token + attention_per_target))
-  return 3 * forward
+  passes = 2 if hparams.rdrop_alpha else 1
+  return 3 * forward * passes
 
 
 def device_peak_flops(strategy_devices, dtype, achieved_flops=None):
