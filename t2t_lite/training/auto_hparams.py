@@ -133,15 +133,15 @@ def choose(base, corpus, budget, overrides="", cpu_cores=0):
   small = corpus.pairs < SMALL_CORPUS_PAIRS
   dropout = 0.3 if small else 0.2
   long_sentences = corpus.p99_length > LONG_SENTENCE_TOKENS
-  step_tokens = 2048 if small or long_sentences else RECIPE_BATCH  # Over every replica.
+  chosen_tokens = 2048 if small or long_sentences else RECIPE_BATCH  # Over every replica.
   max_length = max(base.max_length, 32 * math.ceil(corpus.p99_length / 32))
   given = parse_overrides(overrides, HParams) if overrides else {}
-  replicas = given.get("cpu_replicas", cpu_replicas_for(step_tokens, cpu_cores))
-  chosen = {"layer_prepostprocess_dropout": dropout, "batch_size": step_tokens // replicas,
+  replicas = given.get("cpu_replicas", cpu_replicas_for(chosen_tokens, cpu_cores))
+  chosen = {"layer_prepostprocess_dropout": dropout, "batch_size": chosen_tokens // replicas,
             "max_length": max_length, "cpu_replicas": replicas}
   hparams = dataclasses.replace(base, **{**chosen, **given})
   steps, reckoned = budget.steps_for(hparams)
-  step_tokens = hparams.batch_size * hparams.cpu_replicas
+  step_tokens = hparams.batch_size * hparams.cpu_replicas  # As trained: overrides included.
   passes = corpus.passes(steps, step_tokens)
   if passes is not None:
     reckoned += f" (about {passes:.0f} passes over the pairs)"
