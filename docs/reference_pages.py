@@ -217,8 +217,8 @@ def own_data_table():
   record (docs/figures/own_data_*.json)."""
   with open(OWN_DATA_TABLE, encoding="utf-8") as f:
     rows = json.load(f)
-  lines = ["| corpus | pairs | minutes | machine | this walkthrough | before `transformer_auto` "
-           "| record |", "|---|---:|---:|---|---:|---:|---|"]
+  lines = ["| corpus | pairs | minutes | machine | the walkthrough of that date "
+           "| before `transformer_auto` | record |", "|---|---:|---:|---|---:|---:|---|"]
   for row in rows:
     with open(os.path.join(DOCS, row["record"]), encoding="utf-8") as f:
       record = json.load(f)
