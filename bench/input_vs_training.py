@@ -48,7 +48,8 @@ def training_rate(problem, data_dir, hparams, warmup, steps):
   model = build_model(hparams, vocab_size)
   optimizer = build_optimizer(hparams)
   optimizer.build(model.trainable_variables)
-  step = TrainStep(tf.distribute.get_strategy(), model, optimizer, hparams.label_smoothing)
+  step = TrainStep(tf.distribute.get_strategy(), model, optimizer, hparams.label_smoothing,
+                   rdrop_alpha=hparams.rdrop_alpha)
   iterator = iter(problem.dataset("train", data_dir, hparams, training=True))
   for _ in range(warmup):
     step(iterator)

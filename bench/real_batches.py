@@ -86,7 +86,8 @@ class StepRates:
     optimizer = build_optimizer(hparams)
     optimizer.build(model.trainable_variables)
     self.real_step = TrainStep(tf.distribute.get_strategy(), model, optimizer,
-                               hparams.label_smoothing, jit_compile=xla)
+                               hparams.label_smoothing, jit_compile=xla,
+                               rdrop_alpha=hparams.rdrop_alpha)
     self.batches = iter(problem.dataset("train", data_dir, hparams, training=True,
                                         deterministic=True, seed=1,
                                         pad_to_bucket_boundary=xla))

@@ -4,9 +4,11 @@ import dataclasses
 
 import keras
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from model_fixtures import SMALL, random_batch, small_model
+from t2t_lite.errors import UserError
 from t2t_lite.layers.losses import smoothed_cross_entropy, symmetric_kl
 from t2t_lite.training.cost import training_flops
 from t2t_lite.training.r_drop import doubled, halves, r_drop_loss_sum
@@ -34,7 +36,7 @@ def test_the_divergence_is_the_mean_of_both_kls_and_zero_on_padding():
   # float32 log-softmax of logits near 1: each term off by a few eps, summed over 11 ids.
   np.testing.assert_allclose(got, expected, rtol=0, atol=100 * FLOAT32_EPS)
   assert got[0, 2] == got[1, 1] == got[1, 2] == 0.0 and (got[targets != 0] > 0).all()
-  assert np.abs(np.asarray(symmetric_kl(logits, logits, targets))).max() < 100 * FLOAT32_EPS
+  assert not np.asarray(symmetric_kl(logits, logits, targets)).any()  # p - p is 0.
 
 
 def test_the_loss_is_the_passes_mean_plus_alpha_times_their_divergence():
@@ -45,7 +47,37 @@ def test_the_loss_is_the_passes_mean_plus_alpha_times_their_divergence():
                    for x in (logits, other))
   divergence = float(tf.reduce_sum(symmetric_kl(logits, other, targets)))
   loss = float(r_drop_loss_sum(targets, logits, other, first, 0.1, alpha=5.0))
-  assert np.isclose(loss, 0.5 * (first + second) + 5.0 * divergence, rtol=1e-6)
+  # The paper's loss (both cross-entropies, alpha / 2 times both KLs), halved.
+  assert np.isclose(loss, 0.5 * (first + second) + 0.5 * 5.0 * divergence, rtol=1e-6)
+
+
+def test_the_written_out_gradient_is_the_divergences_own():
+  """Against automatic differentiation of the plain expression in float64."""
+  rng = np.random.default_rng(2)
+  logits, other = (rng.normal(size=(2, 3, 11)) for _ in range(2))
+  targets = np.array([[4, 5, 0], [6, 7, 8]], "int32")
+  upstream = rng.uniform(0.5, 2.0, size=(2, 3))
+  as_float32 = [tf.Variable(x.astype("float32")) for x in (logits, other)]
+  with tf.GradientTape() as tape:
+    value = tf.reduce_sum(symmetric_kl(*as_float32, targets) * upstream.astype("float32"))
+  got = tape.gradient(value, as_float32)
+  as_float64 = [tf.Variable(x) for x in (logits, other)]
+  with tf.GradientTape() as tape:
+    log_p, log_q = (tf.nn.log_softmax(x) for x in as_float64)
+    plain = 0.5 * tf.reduce_sum((tf.exp(log_p) - tf.exp(log_q)) * (log_p - log_q), -1)
+    value = tf.reduce_sum(plain * (targets != 0) * upstream)
+  expected = tape.gradient(value, as_float64)
+  # Each element: a few float32 operations on terms no larger than |log p - log q|.
+  scale = float(np.abs(np.log(softmax(logits)) - np.log(softmax(other))).max())
+  for g, e in zip(got, expected):
+    np.testing.assert_allclose(g, e, rtol=0, atol=100 * FLOAT32_EPS * scale)
+  assert not np.asarray(got[0])[0, 2].any()  # Padding: no gradient.
+
+
+def test_r_drop_without_dropout_is_refused_in_one_line():
+  with pytest.raises(UserError, match="rdrop_alpha=5 compares two passes with dropout, but "
+                                      "every dropout is 0"):
+    dataclasses.replace(SMALL, rdrop_alpha=5.0, layer_prepostprocess_dropout=0.0)
 
 
 def test_doubling_then_halving_gives_back_the_batch():
@@ -83,16 +115,24 @@ def test_without_dropout_both_passes_agree_and_the_update_is_the_plain_one():
     np.testing.assert_allclose(r, p, rtol=0, atol=1e-4 * largest_update)
 
 
-def test_with_dropout_the_passes_differ_and_pull_the_update_elsewhere():
+def test_with_dropout_the_divergence_moves_the_update_in_proportion_to_alpha():
+  """The same seed, the same dropout masks: SGD's update is linear in the loss, so what
+  alpha adds to it is alpha times the divergence's own gradient."""
   hparams = dataclasses.replace(SMALL, layer_prepostprocess_dropout=0.3)
   model = small_model(hparams)
   inputs, targets = random_batch(batch=4)
   logits, other = halves(model(doubled({"inputs": tf.constant(inputs),
                                         "targets": tf.constant(targets)}), training=True))
   assert float(tf.reduce_sum(symmetric_kl(logits, other, targets))) > 0
-  _, plain, _ = updated_weights(hparams, rdrop_alpha=0.0)
-  _, r_drop, _ = updated_weights(hparams, rdrop_alpha=5.0)
-  assert any(not np.allclose(p, r) for p, r in zip(plain, r_drop))
+  _, least, _ = updated_weights(hparams, rdrop_alpha=1e-9)  # The two passes' mean alone.
+  _, half, _ = updated_weights(hparams, rdrop_alpha=2.5)
+  _, whole, _ = updated_weights(hparams, rdrop_alpha=5.0)
+  added = [w - w0 for w, w0 in zip(whole, least)]
+  largest = max(np.abs(a).max() for a in added)
+  assert largest > 0
+  # The weights' round-off (about eps times their size) is far below 1% of what alpha adds.
+  for a, h, w0 in zip(added, half, least):
+    np.testing.assert_allclose(h - w0, a / 2, rtol=0, atol=1e-2 * largest)
 
 
 def test_the_cost_line_counts_both_passes():

@@ -45,6 +45,7 @@ def test_r_drop_trains_through_the_trainer(small_translation_data, tmp_path):
   losses = [float(x) for x in re.findall(r"eval at step \d+: loss ([0-9.]+)", result.stderr)]
   assert len(losses) == 2 and losses[1] < losses[0] - 0.5, result.stderr[-2000:]
   assert json.loads((run / "hparams.json").read_text())["rdrop_alpha"] == 5.0
+  assert "R-Drop alpha 5 (each batch trained twice)" in result.stderr
 
 
 @pytest.mark.slow

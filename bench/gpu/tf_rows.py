@@ -65,7 +65,7 @@ class TfTrainStep:
         lambda context: tf.data.Dataset.from_tensors(features).repeat().prefetch(2))
     self.iterator = iter(dataset)
     self.step = TrainStep(strategy, self.model, optimizer, hparams.label_smoothing,
-                          jit_compile=jit_compile)
+                          jit_compile=jit_compile, rdrop_alpha=hparams.rdrop_alpha)
 
   def __call__(self):
     stats = self.step(self.iterator)

@@ -29,11 +29,38 @@ def symmetric_kl(logits, other_logits, targets):
   """Per-token (KL(p || q) + KL(q || p)) / 2 between two predictions of the same targets:
   logits, other_logits [batch, t, vocab], targets [batch, t] -> [batch, t], padding 0.
 
-  Written as the sum over the vocabulary of (p - q) (log p - log q) / 2."""
-  log_p = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)          # [b, t, v]
-  log_q = ops.log_softmax(ops.cast(other_logits, "float32"), axis=-1)    # [b, t, v]
-  divergence = 0.5 * ops.sum((ops.exp(log_p) - ops.exp(log_q)) * (log_p - log_q), axis=-1)
-  return divergence * non_padding(targets)
+  The value is the sum over the vocabulary of (p - q) (log p - log q) / 2. Its gradient is
+  written out, (p (d - KL(p || q)) + p - q) / 2 for p's logits with d = log p - log q
+  (and the same with p and q swapped), recomputed from the logits: automatic
+  differentiation would keep several [b, t, v] tensors from the forward pass.
+  """
+  @ops.custom_gradient
+  def divergence(first, second):
+    log_p, log_q = _log_softmax_pair(first, second)                       # [b, t, v]
+    value = 0.5 * ops.sum((ops.exp(log_p) - ops.exp(log_q)) * (log_p - log_q), axis=-1)
+
+    def gradient(*args, upstream=None):
+      upstream = args[0] if upstream is None else upstream                # [b, t]
+      return _symmetric_kl_gradients(first, second, upstream)
+
+    return value, gradient
+  value = divergence(ops.cast(logits, "float32"), ops.cast(other_logits, "float32"))
+  return value * non_padding(targets)
+
+
+def _log_softmax_pair(first, second):
+  return ops.log_softmax(first, axis=-1), ops.log_softmax(second, axis=-1)
+
+
+def _symmetric_kl_gradients(first, second, upstream):
+  """The gradients of symmetric_kl's value for both logits, each [b, t, v]."""
+  log_p, log_q = _log_softmax_pair(first, second)
+  p, q = ops.exp(log_p), ops.exp(log_q)
+  kl_pq = ops.sum(p * (log_p - log_q), axis=-1, keepdims=True)            # [b, t, 1]
+  kl_qp = ops.sum(q * (log_q - log_p), axis=-1, keepdims=True)            # [b, t, 1]
+  scale = 0.5 * ops.expand_dims(upstream, -1)
+  return (scale * (p * (log_p - log_q - kl_pq) + p - q),
+          scale * (q * (log_q - log_p - kl_qp) + q - p))
 
 
 def non_padding(ids):

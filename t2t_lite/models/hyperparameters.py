@@ -89,6 +89,11 @@ class HParams:
     if unknown or not self.schedule_factors:
       raise UserError(f"hparams learning_rate_schedule={self.learning_rate_schedule!r} must "
                       f"be factors joined by '*', each one of {', '.join(SCHEDULE_FACTORS)}")
+    if self.rdrop_alpha and not (self.layer_prepostprocess_dropout or self.attention_dropout
+                                 or self.relu_dropout):
+      raise UserError(f"hparams rdrop_alpha={self.rdrop_alpha:g} compares two passes with "
+                      f"dropout, but every dropout is 0 (both passes would be the same); set "
+                      f"layer_prepostprocess_dropout above 0, or rdrop_alpha=0")
     if "linear_decay" in self.schedule_factors and self.learning_rate_decay_steps <= 0:
       raise UserError(f"hparams learning_rate_schedule has linear_decay, but "
                       f"learning_rate_decay_steps={self.learning_rate_decay_steps}; set it to "

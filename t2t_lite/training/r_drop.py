@@ -1,10 +1,12 @@
 """R-Drop (Liang et al. 2021): each batch through the model twice, with dropout masks of
 their own, and the two predictions pulled together.
 
-The loss per target token is the mean of the two passes' label-smoothed cross-entropies
-plus `alpha` times the mean of the two KL divergences between their predicted
-distributions: the paper's form, whose IWSLT runs used alpha 5 at dropout 0.3. Both passes
-run as one batch of twice the examples, so a step costs about twice as much.
+The paper's loss per target token is the two passes' label-smoothed cross-entropies plus
+alpha / 2 times the two KL divergences between their predicted distributions (Liang et al.,
+equations 3-4; its IWSLT runs used alpha 5 at dropout 0.3). Here it is halved: the mean of
+the cross-entropies plus alpha / 2 times the mean of the divergences, so that alpha 0 is
+plain training's loss, and Adam's updates do not see the factor. Both passes run as one
+batch of twice the examples, so a step costs about twice as much.
 """
 
 import tensorflow as tf
@@ -31,4 +33,4 @@ def r_drop_loss_sum(targets, logits, other_logits, loss_sum, label_smoothing, al
   other_loss_sum = tf.reduce_sum(smoothed_cross_entropy(targets, other_logits,
                                                         label_smoothing))
   divergence_sum = tf.reduce_sum(symmetric_kl(logits, other_logits, targets))
-  return 0.5 * (loss_sum + other_loss_sum) + alpha * divergence_sum
+  return 0.5 * (loss_sum + other_loss_sum) + 0.5 * alpha * divergence_sum

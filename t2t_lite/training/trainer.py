@@ -78,8 +78,10 @@ def _train_run(run, config, data_dir):
   replicas = strategy.num_replicas_in_sync
   jit_compile = uses_gpu(strategy) if config.xla is None else config.xla
   logging.info("%d replica(s), XLA %s, batch_size=%d tokens per replica, global batch %d "
-               "tokens per step", replicas, "on" if jit_compile else "off", hparams.batch_size,
-               hparams.batch_size * replicas * config.gradient_accumulation_steps)
+               "tokens per step%s", replicas, "on" if jit_compile else "off", hparams.batch_size,
+               hparams.batch_size * replicas * config.gradient_accumulation_steps,
+               f", R-Drop alpha {hparams.rdrop_alpha:g} (each batch trained twice)"
+               if hparams.rdrop_alpha else "")
 
   check_workers_agree(run, config, data_dir)  # Several workers: the same run, or one line.
   model = run.build_model()
