@@ -6,9 +6,10 @@ their typical row) and Multi30k's 29,000 captions (4,096 tokens a step, rows of 
   one device: the CPU as one device, each op's kernel on every core (hparams cpu_replicas=1);
   replicas: the choice's cpu_replicas, one a core, each with its share of the step's
     tokens and of the cores (what t2t-trainer trains on a machine without GPUs).
-Each is timed in a process of its own (`t2t_lite.training.step_pace.measured_pace`: a real
-training step on one fixed batch, warm-up steps, then 5 s), the two in turn, --repeats
-times; the medians in steps a second, and their ratio.
+Each with XLA off (t2t-trainer's default on the CPU) and on (--xla). Each is timed in a
+process of its own (`t2t_lite.training.step_pace.measured_pace`: a real training step on one
+fixed batch, warm-up steps, then 5 s), the four in turn, --repeats times; the medians in
+steps a second, and their ratios.
 
     python -m bench.cpu_replicas [--repeats=3]
 """
@@ -21,7 +22,7 @@ from bench import report
 from t2t_lite.cores import usable_cores
 from t2t_lite.registry import HPARAMS
 from t2t_lite.training.auto_hparams import Budget, Corpus, choose
-from t2t_lite.training.step_pace import measured_pace
+from t2t_lite.training.step_pace import PaceSettings, measured_pace
 
 VOCAB_SIZE = 8192
 # (name, the corpus as transformer_auto reads it, its typical row in tokens).
@@ -32,15 +33,17 @@ CORPORA = [
 
 
 def paces(hparams, row_length, repeats):
-  """[steps a second of one device, of the replicas], each the median of `repeats` runs
-  of its own process, the two in turn."""
+  """{(xla, layout): steps a second}, layout 0 one device and 1 the replicas, each the
+  median of `repeats` runs of its own process, the four in turn."""
   one_device = dataclasses.replace(hparams, batch_size=hparams.batch_size *
                                    hparams.cpu_replicas, cpu_replicas=1)
-  timed = {0: [], 1: []}
+  timed = {(xla, layout): [] for xla in (False, True) for layout in (0, 1)}
   for _ in range(repeats):
-    for layout, layout_hparams in enumerate((one_device, hparams)):
-      timed[layout].append(measured_pace(layout_hparams, VOCAB_SIZE, row_length)[0])
-  return [statistics.median(timed[layout]) for layout in (0, 1)]
+    for xla, layout in timed:
+      layout_hparams = (one_device, hparams)[layout]
+      timed[xla, layout].append(measured_pace(layout_hparams, VOCAB_SIZE, row_length,
+                                              PaceSettings(xla=xla))[0])
+  return {key: statistics.median(values) for key, values in timed.items()}
 
 
 def run(repeats):
@@ -51,17 +54,24 @@ def run(repeats):
                         cpu_cores=cores)
     step_tokens = hparams.batch_size * hparams.cpu_replicas
     if hparams.cpu_replicas == 1:
-      rows.append([name, f"{step_tokens:,}", "1 (one core: nothing to split)", "", "", ""])
+      rows.append([name, f"{step_tokens:,}", "1 (one core: nothing to split)", "", "", "", "",
+                   ""])
       continue
-    one_device, replicas = paces(hparams, row_length, repeats)
-    rows.append([name, f"{step_tokens:,}", f"{hparams.cpu_replicas} of {hparams.batch_size:,}",
-                 f"{one_device:.2f}", f"{replicas:.2f}", f"{replicas / one_device:.2f}x"])
+    timed = paces(hparams, row_length, repeats)
+    default = timed[False, 1]  # What t2t-trainer trains on a machine without GPUs.
+    for xla in (False, True):
+      one_device, replicas = timed[xla, 0], timed[xla, 1]
+      rows.append([name, f"{step_tokens:,}", f"{hparams.cpu_replicas} of "
+                   f"{hparams.batch_size:,}", "on" if xla else "off", f"{one_device:.2f}",
+                   f"{replicas:.2f}", f"{replicas / one_device:.2f}x",
+                   f"{max(one_device, replicas) / default:.2f}x"])
   return [report.Table(
       "Replicas on the CPU against one device (transformer_auto's choices)",
-      ["corpus", "tokens a step", "replicas (tokens each)", "one device, steps/s",
-       "replicas, steps/s", "replicas / one device"], rows,
-      [f"{cores} usable core(s); d_model 128, 4 layers, vocabulary {VOCAB_SIZE:,}, float32, "
-       f"XLA off; each figure the median of {repeats} processes, the layouts in turn."])]
+      ["corpus", "tokens a step", "replicas (tokens each)", "XLA", "one device, steps/s",
+       "replicas, steps/s", "replicas / one device",
+       "the faster layout / replicas without XLA"], rows,
+      [f"{cores} usable core(s); d_model 128, 4 layers, vocabulary {VOCAB_SIZE:,}, float32; "
+       f"each figure the median of {repeats} processes, the four in turn."])]
 
 
 def main():

@@ -1,11 +1,12 @@
 """Writes what the docs generate: the reference pages from the code (every command's flags
 from their dataclasses, every problem and hparams set from the registries), and the
-README's results table and the lab notebook's head (that table and a table of contents) from
-docs/headline_results.json and the notebook's own headings, and what the README, the getting
-started page and the Makefile say of `make demo` (its minutes and BLEU) from its record,
-docs/figures/demo_ding.json (written by docs/demo_record.py), what they say of `make test`
-and `make test-fast` from the tiers' records (docs/figures/test_tier_*.json, written by
-tests/tier_record.py), the serving page's stalled-connections line from
+README's results table, the recipes page's copy of it and the lab notebook's head (that table
+and a table of contents) from docs/headline_results.json and the notebook's own headings, and
+what the README, the getting started page and the Makefile say of `make demo` (its minutes
+and BLEU) from its record, docs/figures/demo_ding.json (written by docs/demo_record.py), what
+they say of `make test` and `make test-fast` from the tiers' records
+(docs/figures/test_tier_*.json, written by tests/tier_record.py), the serving page's
+stalled-connections line from
 docs/figures/serve_stalled_20000.json (written by bench/stalled_connections.py), and the
 README's own-data table from docs/own_data_table.json and the records it names. The reproduce
 scripts write the figure their rule chose as a record (OUT/figure.json, by
@@ -49,6 +50,11 @@ DEMO_RECORD = os.path.join(DOCS, "figures", "demo_ding.json")
 # Each test tier's record (tests/tier_record.py), copied from .pytest_cache/tier_records.
 TIER_RECORDS = {tier: os.path.join(DOCS, "figures", f"test_tier_{tier}.json")
                 for tier in ("full", "unit")}
+# The recipes page's copy of the table lies between these lines.
+RECIPES = os.path.join(DOCS, "recipes.md")
+RECIPES_START = ("<!-- recipes table: docs/reference_pages.py writes it from "
+                 "docs/headline_results.json -->")
+RECIPES_END = "<!-- end of the recipes table -->"
 OWN_DATA_TABLE = os.path.join(DOCS, "own_data_table.json")
 OWN_DATA_START = ("<!-- own-data table: docs/reference_pages.py writes it from "
                   "docs/own_data_table.json and the records it names -->")
@@ -330,6 +336,9 @@ def generated_files():
     files[README] = with_block(f.read(), TABLE_START, TABLE_END,
                                results_table(notebook="docs/results.md", docs="docs/"))
   files[README] = with_block(files[README], OWN_DATA_START, OWN_DATA_END, own_data_table())
+  with open(RECIPES, encoding="utf-8") as f:
+    files[RECIPES] = with_block(f.read(), RECIPES_START, RECIPES_END,
+                                results_table(notebook="results.md", docs=""))
   with open(NOTEBOOK, encoding="utf-8") as f:
     notebook = f.read()
   files[NOTEBOOK] = with_block(notebook, HEAD_START, HEAD_END, notebook_head(notebook))

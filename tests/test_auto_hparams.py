@@ -7,6 +7,7 @@ import pytest
 from t2t_lite.registry import HPARAMS
 from t2t_lite.training import auto_hparams
 from t2t_lite.training.auto_hparams import Budget, Corpus, choose
+from t2t_lite.training.config import TrainConfig
 from t2t_lite.training.optimization import learning_rate_schedule
 
 TINY_RECIPE = HPARAMS["transformer_tiny_multi30k"]()
@@ -172,3 +173,14 @@ def test_a_learning_rate_constant_given_is_kept_as_given():
                          "learning_rate_warmup_steps=4000,learning_rate_constant=1.5")
   assert (hparams.learning_rate_constant, hparams.learning_rate_warmup_steps) == (1.5, 4000)
   assert "warmup 4,000 steps to learning_rate_constant 1.5 (as given)" in said
+
+
+@pytest.mark.parametrize("flags, replicated", [
+    ({}, True), ({"xla": False}, True), ({"xla": True}, False),
+    ({"locally_shard_to_cpu": True}, False)])
+def test_replicas_on_the_cpu_only_without_xla_or_devices_given(flags, replicated, monkeypatch):
+  monkeypatch.setattr("t2t_lite.distribute.cluster.find_cluster", lambda: None)
+  monkeypatch.setattr("t2t_lite.cores.usable_cores", lambda: 2)
+  monkeypatch.setattr("tensorflow.config.list_physical_devices", lambda kind=None: [])
+  config = dataclasses.replace(TrainConfig(output_dir="run"), **flags)
+  assert auto_hparams._cpu_cores(config) == (2 if replicated else 0)

@@ -32,7 +32,8 @@ The rule, and the runs it rests on (docs/own-data.md, "Choosing for your corpus"
   - on a machine without GPUs, the batch split over replicas on the CPU, one a core, each
     of at least MIN_REPLICA_TOKENS (`cpu_replicas_for`): the same batch a step, more of them
     a second (each op of this small model gains little from a second thread; the replicas'
-    ops run side by side).
+    ops run side by side); under --xla, one device (the compiled step trained 0.62x the
+    steps a second on replicas).
 """
 
 import dataclasses
@@ -57,8 +58,8 @@ RECIPE_BATCH = 4096  # transformer_tiny_multi30k's batches, for short sentences.
 SMALL_CORPUS_PAIRS = 10000  # Below: more dropout, smaller batches, a smaller vocabulary.
 LONG_SENTENCE_TOKENS = 64  # A p99 length past it: smaller batches (Europarl 115, Multi30k 40).
 # The smallest batch a replica on the CPU takes. On 2 cores of an AVX2-only EPYC, Europarl's
-# choice (2,048 tokens a step) trained 1.14x the steps a second as 2 replicas of 1,024, each
-# on one core, as on one device with both; Multi30k's (4,096) 1.20x as 2 of 2,048
+# choice (2,048 tokens a step) trained 1.16x the steps a second as 2 replicas of 1,024, each
+# on one core, as on one device with both; Multi30k's (4,096) 1.14x as 2 of 2,048
 # (docs/benchmarks.md, "Replicas on the CPU against one device").
 MIN_REPLICA_TOKENS = 1024
 
@@ -202,11 +203,13 @@ def for_run(base, problem, data_dir, config, overrides, begun):
 
 def _cpu_cores(config):
   """The cores the run's replicas on the CPU may take: this process's, when it trains on
-  the CPU of this machine alone, by no flag's choice of devices; else 0."""
+  the CPU of this machine alone, by no flag's choice of devices, and without --xla (XLA's
+  compiled step trained 0.62x the steps a second on replicas as on one device: docs/
+  benchmarks.md, "Replicas on the CPU against one device"); else 0."""
   import tensorflow as tf
   from t2t_lite.cores import usable_cores
   from t2t_lite.distribute.cluster import find_cluster
-  if (config.locally_shard_to_cpu or tf.config.list_physical_devices("GPU")
+  if (config.locally_shard_to_cpu or config.xla or tf.config.list_physical_devices("GPU")
       or find_cluster()):
     return 0
   return usable_cores()
