@@ -6,12 +6,12 @@ what the README, the getting started page and the Makefile say of `make demo` (i
 and BLEU) from its record, docs/figures/demo_ding.json (written by docs/demo_record.py), what
 they say of `make test` and `make test-fast` from the tiers' records
 (docs/figures/test_tier_*.json, written by tests/tier_record.py), the serving page's
-stalled-connections line from
-docs/figures/serve_stalled_20000.json (written by bench/stalled_connections.py), and the
-README's own-data table from docs/own_data_table.json and the records it names. The reproduce
-scripts write the figure their rule chose as a record (OUT/figure.json, by
-docs/chosen_figure.py); a headline entry that names one, copied under docs/figures/, shows
-its figure, val, rule, command, machine and date.
+stalled-connections line from docs/figures/serve_stalled_20000.json (written by
+bench/stalled_connections.py), and the README's own-data table from
+docs/own_data_table.json and the records it names. The reproduce scripts write the figure
+their rule chose as a record (OUT/figure.json, by docs/chosen_figure.py); a headline entry
+that names one, copied under docs/figures/, shows its figure, val, rule, command, machine
+and date.
 
     python docs/reference_pages.py            # writes docs/reference/*.md and the table
     python docs/reference_pages.py --check    # exit status 1, naming them, when stale
