@@ -342,8 +342,8 @@ def generated_files():
   with open(NOTEBOOK, encoding="utf-8") as f:
     notebook = f.read()
   files[NOTEBOOK] = with_block(notebook, HEAD_START, HEAD_END, notebook_head(notebook))
-  for generated_lines in (demo_lines(), tier_lines(), serving_lines()):
-    for path, lines in generated_lines.items():
+  for write_lines in LINE_WRITERS:
+    for path, lines in write_lines().items():
       if path not in files:
         with open(path, encoding="utf-8") as f:
           files[path] = f.read()
@@ -352,6 +352,8 @@ def generated_files():
   return files
 
 
+# Each returns {path: [(the start of a line, the whole line written anew)]}.
+LINE_WRITERS = (demo_lines, tier_lines, serving_lines)
 PAGES = {"commands.md": commands_page, "problems.md": problems_page,
          "hparams.md": hparams_page}
 

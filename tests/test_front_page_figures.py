@@ -35,9 +35,8 @@ def typed_text(text, generated_starts=()):
 def generated_starts(path):
   """How each line that reference_pages writes on the page at `path` begins."""
   written = {}
-  for lines in (reference_pages.demo_lines(), reference_pages.tier_lines(),
-                reference_pages.serving_lines()):
-    for page, page_lines in lines.items():
+  for write_lines in reference_pages.LINE_WRITERS:
+    for page, page_lines in write_lines().items():
       written.setdefault(os.path.abspath(page), []).extend(start for start, _ in page_lines)
   return written.get(os.path.abspath(path), [])
 
