@@ -13,6 +13,7 @@ from commands import call, command_path, run, run_command, start
 from replica_runs import (REAL_DATA_HPARAMS, TWO_LOCAL_REPLICAS, assert_same_losses,
                           copy_stopped_at, finish, latest_step, learning_rates, losses, train,
                           train_here, trainer_argv, wait_for_a_checkpoint)
+from t2t_lite.distribute.strategy import CPU_REPLICAS_UNDER_XLA
 
 pytestmark = pytest.mark.slow  # Trains through t2t-trainer processes.
 
@@ -76,8 +77,9 @@ def test_two_replicas_give_one_device_losses_on_the_same_global_batch(
   data_dir, reference, _ = two_replica_run
   if flags:
     replicas, steps, hparams = str(tmp_path / "replicas"), 3, ONE_BUCKET
-    train(data_dir, replicas, *TWO_LOCAL_REPLICAS, *flags, f"--train_steps={steps}",
-          "--schedule=train", hparams=hparams)
+    result = train(data_dir, replicas, *TWO_LOCAL_REPLICAS, *flags, f"--train_steps={steps}",
+                   "--schedule=train", hparams=hparams)
+    assert CPU_REPLICAS_UNDER_XLA.format(2) in result.stderr  # Slower than one device.
   else:
     replicas, steps, hparams = reference, STEPS, REAL_DATA_HPARAMS
   assert_same_losses(losses(one_device_runs(one_device_accumulation, steps, hparams)),

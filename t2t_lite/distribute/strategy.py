@@ -82,6 +82,12 @@ def _mirrored(devices):
 FLAG_SETTING = ("--worker_gpu={} with --locally_shard_to_cpu", "--worker_gpu={}")
 HPARAMS_SETTING = ("hparams cpu_replicas={}", "--hparams=cpu_replicas={}")
 
+# Said when XLA compiles the step of several replicas on the CPU (docs/benchmarks.md,
+# "Replicas on the CPU against one device": 0.62x the steps a second of one device).
+CPU_REPLICAS_UNDER_XLA = ("XLA compiles the step of {} replicas on the CPU, which trains fewer "
+                          "steps a second than one device (0.62x on 2 cores); for speed, train "
+                          "on one device (--hparams=cpu_replicas=1) or without --xla")
+
 
 def check_cpu_replicas(count, cores=None, setting=FLAG_SETTING):
   """UserError when `count` replicas on logical devices of the CPU are more than
