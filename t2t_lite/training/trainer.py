@@ -25,7 +25,8 @@ from t2t_lite.run.description import has_run, read_hparams
 from t2t_lite.run.output_paths import check_output_directory
 from t2t_lite.run.run_layout import EVAL_SUMMARIES, TRAIN_SUMMARIES, check_run_directory_name
 from t2t_lite.distribute.strategy import (CPU_REPLICAS_UNDER_XLA, device_names, is_chief,
-                                          is_multi_worker, make_strategy, uses_gpu)
+                                          is_multi_worker, local_replicas, make_strategy,
+                                          uses_gpu)
 from t2t_lite.training import cost
 from t2t_lite.training.curves import Curves
 from t2t_lite.training.dev_decoding import DevDecoding
@@ -94,8 +95,9 @@ def _train_run(run, config, data_dir):
 
   if jit_compile:
     logging.info(xla_bucket_note(hparams))
-    if replicas > 1 and not uses_gpu(strategy):
-      logging.warning(CPU_REPLICAS_UNDER_XLA.format(replicas))
+    on_this_cpu = 0 if uses_gpu(strategy) else local_replicas(strategy)  # Not other workers'.
+    if on_this_cpu > 1:
+      logging.warning(CPU_REPLICAS_UNDER_XLA.format(on_this_cpu))
   # Several workers read in a seeded order, so that each can skip what it read (train_input).
   deterministic = config.random_seed is not None or is_multi_worker(strategy)
   train_input = TrainInput(strategy, lambda num_shards, shard_index: problem.dataset(
