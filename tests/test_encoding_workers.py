@@ -6,12 +6,12 @@ import errno
 import os
 import signal
 import subprocess
-import threading
 import time
 
 import pytest
 
 from commands import call, command_path, one_line_error, start
+from encoders import DyingEncoder
 from t2t_lite.data.encoding_workers import (PROCESSES_PER_CORE, EncodingWorkers,
                                             check_process_count, ending)
 from t2t_lite.errors import UserError
@@ -132,23 +132,6 @@ def test_how_a_process_ended_is_said_in_words():
   assert ending(-signal.SIGKILL) == "killed by SIGKILL, out of memory?"
   assert ending(-signal.SIGTERM) == "killed by SIGTERM"
   assert ending(1) == "exit status 1"
-
-
-class DyingEncoder:
-  """An encoder for the processes: "wait" takes a minute; "die while sending" starts a
-  result of 10 MB, more than a pipe holds while nobody reads it, and its process is killed
-  half-way; "die" kills its process at once; other batches are their length."""
-
-  def encode(self, batch):
-    if batch == "wait":
-      time.sleep(60)
-      return "waited"
-    if batch == "die":
-      os.kill(os.getpid(), signal.SIGKILL)
-    if batch == "die while sending":
-      threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGKILL)).start()
-      return b"x" * 10_000_000
-    return len(batch)
 
 
 BIG = "x" * 10_000_000  # A batch more than a pipe holds.

@@ -8,6 +8,7 @@ import resource
 import pytest
 
 from commands import call, one_line_error
+from encoders import Lengths
 from t2t_lite.data import records
 from t2t_lite.data.problem import Sources
 from tiny_runs import snapshot, tiny_text
@@ -119,13 +120,6 @@ def test_a_soft_limit_the_system_will_not_raise_is_one_line(file_limits, monkeyp
   assert message.startswith("--num_shards=5000000: writing them needs ")
   assert "but this process may open at most 1024 (the system refused more); pass " \
          "--num_shards=" in message
-
-
-class Lengths:
-  """An encoder for encoding processes: each batch's length."""
-
-  def encode(self, batch):
-    return len(batch)
 
 
 @pytest.mark.slow  # Starts encoding processes.

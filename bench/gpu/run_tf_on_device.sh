@@ -95,9 +95,10 @@ if [ -n "$SMOKE" ]; then  # The same program, tiny, on this machine's CPU and Py
   SERVING_ARGS=${SERVING_ARGS:---count=8 --alone=2 --seconds=2}
   ALL_BENCH_ARGS=${ALL_BENCH_ARGS:---smoke --torch_modes=compile}
 else
-  # A minute of training with its compile, then half a minute more from the checkpoint.
+  # A minute of training with its compile, then half a minute more from the checkpoint
+  # (--train_minutes is the run's total across restarts: 1.5 resumes for the half minute).
   REPLICA_STOP=${REPLICA_STOP:---train_steps=1000000 --train_minutes=1}
-  RESUME_STOP=${RESUME_STOP:---train_steps=1000000 --train_minutes=0.5}
+  RESUME_STOP=${RESUME_STOP:---train_steps=1000000 --train_minutes=1.5}
   REPLICA_FLAGS=${REPLICA_FLAGS:---xla --mixed_precision=$PRECISION}
   REPLICA_HPARAMS=${REPLICA_HPARAMS:-$TRAIN_HPARAMS}
   SERVING_ARGS=${SERVING_ARGS:-}
