@@ -150,15 +150,18 @@ def test_the_own_data_walkthrough_gives_a_bleu_line_and_an_export(shared_data, t
   # last checkpoint (a busy machine may train so few steps that the last tenth holds the
   # last checkpoint alone: it is then kept as it is).
   with open(tmp_path / "run_avg" / AVERAGE_MARKER, encoding="utf-8") as f:
-    averaged = [int(name.split("-")[1]) for name in json.load(f)["averaged"]]
+    marker = json.load(f)
+  averaged = [int(name.split("-")[1]) for name in marker["averaged"]]
   assert min(averaged) >= 0.9 * max(averaged), averaged
   if len(averaged) > 1:
     checked = re.search(r"the average of \d+ checkpoints scores bleu ([0-9.]+), the last "
                         r"checkpoint \(step [0-9,]+\) ([0-9.]+): run_avg (keeps|holds)",
                         output)
     assert checked, output[-3000:]
-    average, last, kept = float(checked.group(1)), float(checked.group(2)), checked.group(3)
-    assert (kept == "keeps") == (average >= last)
+    # The marker's scores, unrounded: the line's two decimals may show a tie that is none.
+    scores = marker["dev_check"]
+    assert checked.group(1, 2) == (f"{scores['average']:.2f}", f"{scores['last']:.2f}")
+    assert (checked.group(3) == "keeps") == (scores["average"] >= scores["last"])
   # ... and chooses the length penalty on dev, which t2t-decoder then decodes with.
   with open(tmp_path / "run_avg" / DECODING_FILE, encoding="utf-8") as f:
     chosen = json.load(f)["decode_hparams"]
