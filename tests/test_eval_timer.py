@@ -67,8 +67,9 @@ def test_eval_every_minutes_has_a_floor():
     TrainConfig(output_dir="run", eval_every_minutes=-1)
 
 
-@pytest.mark.slow  # Trains for a minute: a machine loaded 2.5x over its cores spent 30 s on
-# the baseline evaluation and the first step's trace, which count in the minutes.
+# Trains for a minute: a machine loaded 2.5x over its cores spent 30 s on the baseline
+# evaluation and the first step's trace, which count in the minutes.
+@pytest.mark.slow
 def test_a_timed_run_evaluates_by_time(tmp_path_factory, tmp_path):
   data_dir, _ = tiny_run(tmp_path_factory)
   result = tiny_trainer(data_dir, tmp_path / "run", "--train_steps=100000",
