@@ -8,6 +8,7 @@
   feed_forward.py         the position-wise feed-forward network (section 3.3).
   residual.py             residual connection, dropout and layer normalisation around a sublayer.
   dropout.py              dropout whose keep mask draws a half or a quarter of Keras's bits.
+  symbol_dropout.py       token ids replaced by padding at random while training (word dropout).
   embedding.py            token embeddings (optionally shared with the softmax), positional encodings.
   slice_update.py         the decoding caches' writes: TensorFlow's own kernel off XLA.
   built_by_first_call.py  a build method for layers made only of other layers.

@@ -46,6 +46,8 @@ class HParams:
                                         # outputs and embeddings.
   attention_dropout: float = bounded(0.0, minimum=0, below=1)  # On attention weights.
   relu_dropout: float = bounded(0.0, minimum=0, below=1)       # Inside the feed-forward network.
+  # Input and decoder-input token ids replaced by padding, whole (word dropout).
+  symbol_dropout: float = bounded(0.0, minimum=0, below=1)
   label_smoothing: float = bounded(0.1, minimum=0, below=1)    # epsilon_ls.
   # R-Drop (Liang et al. 2021): above 0, each batch is trained twice, with dropout masks
   # of their own, and this weight pulls the two predictions together (5 theirs; 0 off).
@@ -90,7 +92,7 @@ class HParams:
       raise UserError(f"hparams learning_rate_schedule={self.learning_rate_schedule!r} must "
                       f"be factors joined by '*', each one of {', '.join(SCHEDULE_FACTORS)}")
     if self.rdrop_alpha and not (self.layer_prepostprocess_dropout or self.attention_dropout
-                                 or self.relu_dropout):
+                                 or self.relu_dropout or self.symbol_dropout):
       raise UserError(f"hparams rdrop_alpha={self.rdrop_alpha:g} compares two passes with "
                       f"dropout, but every dropout is 0 (both passes would be the same); set "
                       f"layer_prepostprocess_dropout above 0, or rdrop_alpha=0")

@@ -33,6 +33,7 @@ from t2t_lite.layers.decoder import Decoder
 from t2t_lite.layers.dropout import Dropout
 from t2t_lite.layers.embedding import PositionalEncoding, TokenEmbedding
 from t2t_lite.layers.encoder import Encoder
+from t2t_lite.layers.symbol_dropout import SymbolDropout
 
 
 @model
@@ -63,6 +64,7 @@ class Transformer(BuiltByFirstCall, keras.Model):
     self.target_positions = PositionalEncoding(hparams.pos, hparams.hidden_size,
                                                hparams.max_length, name="target_positions")
     self.embedding_dropout = Dropout(hparams.layer_prepostprocess_dropout)
+    self.symbol_dropout = SymbolDropout(hparams.symbol_dropout)
     self.encoder = Encoder(hparams, name="encoder")
     self.decoder = Decoder(hparams, name="decoder")
 
@@ -72,10 +74,14 @@ class Transformer(BuiltByFirstCall, keras.Model):
             "target_vocab_size": self.target_vocab_size}
 
   def call(self, features, training=None):
-    """{"inputs": [batch, s], "targets": [batch, t]} -> logits [batch, t, vocab] (float32)."""
-    memory, memory_bias = self.encode(features["inputs"], training=training)
-    return self.decode(shift_right(features["targets"]), memory, memory_bias,
-                       training=training)
+    """{"inputs": [batch, s], "targets": [batch, t]} -> logits [batch, t, vocab] (float32).
+
+    While training, hparams.symbol_dropout drops input ids and decoder-input ids (the
+    targets the loss compares with stay whole)."""
+    inputs = self.symbol_dropout(features["inputs"], training=training)
+    decoder_inputs = shift_right(self.symbol_dropout(features["targets"], training=training))
+    memory, memory_bias = self.encode(inputs, training=training)
+    return self.decode(decoder_inputs, memory, memory_bias, training=training)
 
   def encode(self, inputs, training=None):
     """inputs [batch, s] -> (memory [batch, s, d_model], memory_bias [batch, 1, 1, s])."""
