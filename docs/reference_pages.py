@@ -173,9 +173,22 @@ def headline_row(entry, docs):
     record = json.load(f)
   machine = record["machine"]
   return dict(entry, test=record["figure"], val=record["val"], rule=record["rule"],
-              command=record["command"].strip(),
+              command=shown_command(record["command"]),
               machine=f"{machine['cores']}-core {cpu_name(machine)}, {entry['training']}",
               date=f"[{record['date']}]({docs}{entry['record']})")
+
+
+def shown_command(command):
+  """A record's command as a reader types it: "script ARGS (NAME=VALUE ...)", as the reproduce
+  scripts write it, becomes "NAME=VALUE ... script ARGS", and an absolute folder argument is
+  shown by its last two names (the run's machine chose the rest)."""
+  match = re.fullmatch(r"(\S+)((?: \S+)*?)\s*\((.*)\)\s*", command)
+  if not match:
+    return command.strip()
+  script, arguments, settings = match.groups()
+  shown = [os.path.join(*a.split("/")[-2:]) if a.startswith("/") else a
+           for a in arguments.split()]
+  return " ".join([*settings.split(), script, *shown])
 
 
 def results_table(notebook, docs):

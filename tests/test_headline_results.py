@@ -10,7 +10,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "docs"))
 
-from reference_pages import headline_row  # noqa: E402
+from reference_pages import headline_row, shown_command  # noqa: E402
 
 RECORD = {"figure": 74.02, "val": 77.31, "rule": "the candidate dev chose: avg.preset 77.31",
           "command": "docs/reproduce_parsing.sh runs/ptb (TRAIN_STEPS=10000) ",
@@ -25,7 +25,7 @@ def test_an_entry_naming_a_record_shows_the_record(tmp_path):
            "section": "#parsing"}
   shown = headline_row(entry, docs="")
   assert (shown["test"], shown["val"], shown["rule"]) == (74.02, 77.31, RECORD["rule"])
-  assert shown["command"] == "docs/reproduce_parsing.sh runs/ptb (TRAIN_STEPS=10000)"
+  assert shown["command"] == "TRAIN_STEPS=10000 docs/reproduce_parsing.sh runs/ptb"
   assert shown["machine"] == "2-core AMD EPYC, 10,000 steps"
   assert shown["date"] == f"[2026-12-07]({tmp_path}/figures/parsing.json)"
   relative = dict(entry, record="figures/parsing.json")
@@ -33,6 +33,14 @@ def test_an_entry_naming_a_record_shows_the_record(tmp_path):
     patch.setattr("reference_pages.DOCS", str(tmp_path))
     assert headline_row(relative, docs="docs/")["date"] == (
         "[2026-12-07](docs/figures/parsing.json)")
+
+
+def test_a_shown_command_puts_its_settings_first_and_shortens_absolute_folders():
+  assert shown_command("docs/reproduce_own_data.sh /home/a/corpora/europarl en de /x/runs/e18 "
+                       " (TRAIN_MINUTES=60 SEED=2)") == (
+      "TRAIN_MINUTES=60 SEED=2 docs/reproduce_own_data.sh corpora/europarl en de runs/e18")
+  typed = "MEMBERS=4 TRAIN_MINUTES=60 docs/reproduce_multi30k_ensemble.sh ende_lc runs/r2l4"
+  assert shown_command(typed) == typed
 
 
 def test_an_entry_without_a_record_says_so_beside_its_date():

@@ -40,7 +40,8 @@ V1 = {"num_hidden_layers": 6, "hidden_size": 512, "filter_size": 2048, "num_head
       "attention_key_channels": 0, "attention_value_channels": 0, "pos": "timing",
       "pre_norm": False, "norm_epsilon": 1e-6, "shared_embedding": True,
       "shared_embedding_and_softmax_weights": True, "layer_prepostprocess_dropout": 0.1,
-      "attention_dropout": 0.0, "relu_dropout": 0.0, "label_smoothing": 0.1,
+      "attention_dropout": 0.0, "relu_dropout": 0.0, "symbol_dropout": 0.0,
+      "label_smoothing": 0.1,
       # Its legacy "noam" schedule with learning_rate 0.1: 0.1 * 0.002 * 5000 = constant 1.
       "learning_rate_schedule": PAPER_SCHEDULE, "learning_rate_constant": 1.0,
       "learning_rate_warmup_steps": 4000, "learning_rate_decay_steps": 5000,
