@@ -2,6 +2,7 @@
 and exits 128 + its number; a failed start leaves its --output_dir as it was. Signals are
 sent by this process to itself at chosen moments. --train_minutes: test_train_minutes.py."""
 
+import functools
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ from tiny_runs import TINY_HPARAMS, copy_run, snapshot, tiny_run, tiny_train, ti
 from t2t_lite.errors import UserError
 from t2t_lite.run import checkpoints
 from t2t_lite.training import evaluation, stop_requests, train_step, trainer
+from t2t_lite.training.progress import StepProgress
 from t2t_lite.training.stop_requests import StoppedBySignal
 
 
@@ -97,6 +99,31 @@ def test_a_signal_once_an_evaluation_finished_keeps_its_results(
   output_dir = str(tmp_path / "run")
   assert stopped_evaluating_every_2_steps(data_dir, output_dir).exit_status == 143
   assert [(step, results is not None) for step, results in returned] == [(0, True), (2, True)]
+  assert listed_steps(output_dir) == [2]
+
+
+def test_a_reader_gone_away_saves_and_exits_as_sigpipe(tmp_path_factory, tmp_path, monkeypatch):
+  """`t2t-trainer ... | tee log`, and tee is killed at step 2: the status line's next write
+  (every step here) finds no reader; the run saves that step and exits 141, as `| head`."""
+  data_dir, _ = tiny_run(tmp_path_factory)
+  read_end, write_end = os.pipe()
+  stream = os.fdopen(write_end, "w")
+  monkeypatch.setattr(trainer, "StepProgress",
+                      functools.partial(StepProgress, stream=stream, interval=0.0))
+  original = train_step.TrainStep.__call__
+
+  def step_then_close_the_reader(self, *args):
+    stats = original(self, *args)
+    if int(self.optimizer.iterations) == 2:
+      os.close(read_end)
+    return stats
+  monkeypatch.setattr(train_step.TrainStep, "__call__", step_then_close_the_reader)
+  output_dir = str(tmp_path / "run")
+  try:
+    result = tiny_trainer(data_dir, output_dir, "--train_steps=50", "--schedule=train")
+  finally:
+    stream.close()
+  assert result.returncode == 141, result.stderr[-2000:]
   assert listed_steps(output_dir) == [2]
 
 

@@ -72,6 +72,11 @@ class StopRequested:
       self._interruptible = False
       raise EvaluationInterrupted()
 
+  def output_reader_gone(self):
+    """What read the run's output went away (`ProgressLine.reader_gone`): the run stops as
+    SIGPIPE would stop it, after its step and a save; 141 is the exit status `| head` gives."""
+    self.signum = self.signum or signal.SIGPIPE
+
   def __exit__(self, *exc):
     for sig, handler in self._previous.items():
       signal.signal(sig, handler)

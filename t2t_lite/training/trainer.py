@@ -274,6 +274,8 @@ class _Loop:
             stats["input_tokens"] / max(stats["examples"], 1.0),
             stats["tokens"] / max(stats["examples"], 1.0))
         progress.update(step, loss, stats["tokens"], learning_rate)
+        if progress.line.reader_gone:  # Nothing reads its output any more: save and stop.
+          stop.output_reader_gone()
         self._write_train_summaries(step, stats, learning_rate, progress.tokens_per_second())
         # float16 loss scaling skips the update (and the step) when gradients overflow.
         advanced = step > previous
