@@ -1,4 +1,5 @@
-"""How a training run stops early: a signal (SIGTERM, Ctrl-C) or --train_minutes.
+"""How a training run stops early: a signal (SIGTERM, Ctrl-C; a reader of its output gone
+away stops it as SIGPIPE would) or --train_minutes.
 
 Either way the loop finishes the step it is in, saves a checkpoint of it and
 ends. A signal also cuts short an evaluation it arrives in (the evaluation is
