@@ -1,9 +1,8 @@
 """Symbol dropout: ids dropped whole to padding while training, at the rate asked, inputs and
-decoder inputs only; inference and a rate of 0 untouched; trained through t2t-trainer."""
+decoder inputs only; inference and a rate of 0 untouched. t2t-trainer trains with it:
+test_trainer_settings.py."""
 
 import dataclasses
-import json
-import re
 
 import numpy as np
 import pytest
@@ -13,7 +12,6 @@ from model_fixtures import SMALL, VOCAB, random_batch, small_model
 from t2t_lite.constants import PAD_ID
 from t2t_lite.errors import UserError
 from t2t_lite.layers.symbol_dropout import SymbolDropout
-from trainer_runs import SMALL_RUN, run_trainer
 
 IDS = 100_000
 
@@ -56,15 +54,3 @@ def test_r_drop_accepts_symbol_dropout_as_its_dropout_and_the_rate_is_bounded():
   with pytest.raises(UserError, match="symbol_dropout"):
     dataclasses.replace(SMALL, symbol_dropout=1.0)
 
-
-@pytest.mark.slow
-def test_symbol_dropout_trains_through_the_trainer(small_translation_data, tmp_path):
-  _, data_dir = small_translation_data
-  run = tmp_path / "run"
-  result = run_trainer(data_dir, str(run), "--train_steps=40", "--local_eval_frequency=40",
-                       "--eval_steps=0", "--eval_decode_sentences=4",
-                       SMALL_RUN[1] + ",symbol_dropout=0.1")  # A second --hparams replaces it.
-  assert result.returncode == 0, result.stderr[-3000:]
-  losses = [float(x) for x in re.findall(r"eval at step \d+: loss ([0-9.]+)", result.stderr)]
-  assert len(losses) == 2 and losses[1] < losses[0] - 0.5, result.stderr[-2000:]
-  assert json.loads((run / "hparams.json").read_text())["symbol_dropout"] == 0.1

@@ -35,17 +35,19 @@ def test_mixed_precision_trains(small_translation_data, tmp_path, precision):
 
 
 @pytest.mark.slow
-def test_r_drop_trains_through_the_trainer(small_translation_data, tmp_path):
+@pytest.mark.parametrize("name, value", [("rdrop_alpha", 5.0), ("symbol_dropout", 0.1)])
+def test_regularisers_train_through_the_trainer(small_translation_data, tmp_path, name, value):
   _, data_dir = small_translation_data
   run = tmp_path / "run"
   result = run_trainer(data_dir, str(run), "--train_steps=40", "--local_eval_frequency=40",
                        "--eval_steps=0", "--eval_decode_sentences=4",
-                       SMALL_RUN[1] + ",rdrop_alpha=5")  # A second --hparams replaces it.
+                       f"{SMALL_RUN[1]},{name}={value:g}")  # A second --hparams replaces it.
   assert result.returncode == 0, result.stderr[-3000:]
   losses = [float(x) for x in re.findall(r"eval at step \d+: loss ([0-9.]+)", result.stderr)]
   assert len(losses) == 2 and losses[1] < losses[0] - 0.5, result.stderr[-2000:]
-  assert json.loads((run / "hparams.json").read_text())["rdrop_alpha"] == 5.0
-  assert "R-Drop alpha 5 (each batch trained twice)" in result.stderr
+  assert json.loads((run / "hparams.json").read_text())[name] == value
+  if name == "rdrop_alpha":
+    assert "R-Drop alpha 5 (each batch trained twice)" in result.stderr
 
 
 @pytest.mark.slow
